@@ -1,0 +1,24 @@
+"""embedlab: regenerate the tables and figures of five papers on embeddings.
+
+    snakemake --cores 2                              # full reproduction (config/config.yaml)
+    snakemake --cores 2 --configfile config/quick.yaml   # a few-minute smoke run
+"""
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/datasets.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        dataset_artifacts(),
+        "results/tables/datasets.csv",
+        "results/tables/datasets.md",

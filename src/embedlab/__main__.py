@@ -1,0 +1,3 @@
+from embedlab.cli import main
+
+raise SystemExit(main())

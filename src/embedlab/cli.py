@@ -1,0 +1,104 @@
+"""Command line: ``python -m embedlab <verb>``. Every Snakemake rule is one call of a verb.
+
+Errors for bad input are printed as one line naming what was wrong (exit status 1), without
+a traceback; ``--traceback`` shows it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+from embedlab import __version__
+
+log = logging.getLogger("embedlab")
+
+
+def _cmd_fetch(args: argparse.Namespace) -> None:
+    from embedlab import fetch, registry
+
+    reg = registry.load(args.registry)
+    try:
+        entry = reg["files"][args.file]
+    except KeyError:
+        raise registry.RegistryError(
+            f"raw file {args.file!r} is not in the registry {args.registry}"
+        ) from None
+    mirror = Path(args.mirror) if args.mirror else None
+    got = fetch.fetch(args.file, entry, args.dest, mirror=mirror, allow_download=not args.offline)
+    log.info("fetched %s -> %s (sha256 ok)", args.file, got)
+
+
+def _cmd_build(args: argparse.Namespace) -> None:
+    from embedlab import registry
+    from embedlab.datasets import build_dataset
+
+    reg = registry.load(args.registry)
+    overrides = json.loads(args.params) if args.params else None
+    spec = registry.dataset_spec(reg, args.dataset, overrides)
+    t0 = time.perf_counter()
+    art = build_dataset(args.dataset, spec, args.raw_dir, args.out)
+    log.info(
+        "built %s (%s) in %.1fs: %s",
+        args.dataset,
+        art.kind,
+        time.perf_counter() - t0,
+        art.summary(),
+    )
+
+
+def _cmd_summarize_datasets(args: argparse.Namespace) -> None:
+    from embedlab import tables
+
+    df = tables.dataset_summary(args.meta)
+    tables.write_table(df, args.csv, args.md, title="Datasets: our counts beside the papers'")
+    log.info("wrote %s and %s (%d datasets)", args.csv, args.md, len(df))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="embedlab", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"embedlab {__version__}")
+    parser.add_argument("--traceback", action="store_true", help="show tracebacks on error")
+    sub = parser.add_subparsers(dest="verb", required=True)
+
+    p = sub.add_parser("fetch", help="fetch one raw file (cache, mirror, URL) and verify it")
+    p.add_argument("--registry", required=True)
+    p.add_argument("--file", required=True, help="registry path of the raw file")
+    p.add_argument("--dest", required=True)
+    p.add_argument("--mirror", default=None, help="mirror folder to read before the URL")
+    p.add_argument("--offline", action="store_true", help="never download")
+    p.set_defaults(func=_cmd_fetch)
+
+    p = sub.add_parser("build", help="build one dataset artifact from its raw files")
+    p.add_argument("--registry", required=True)
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--raw-dir", required=True)
+    p.add_argument("--out", required=True, help="artifact folder")
+    p.add_argument("--params", default=None, help="JSON object overriding builder params")
+    p.set_defaults(func=_cmd_build)
+
+    p = sub.add_parser("summarize-datasets", help="table of dataset counts vs the papers'")
+    p.add_argument("--csv", required=True)
+    p.add_argument("--md", required=True)
+    p.add_argument("meta", nargs="+", help="meta.json of each artifact")
+    p.set_defaults(func=_cmd_summarize_datasets)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr
+    )
+    try:
+        args.func(args)
+    except (ValueError, KeyError, FileNotFoundError, RuntimeError) as exc:
+        if args.traceback:
+            raise
+        print(f"embedlab {args.verb}: error: {exc}", file=sys.stderr)
+        return 1
+    return 0

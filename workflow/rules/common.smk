@@ -1,0 +1,70 @@
+"""Shared set-up: config validation, the dataset registry, helpers for inputs."""
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+from snakemake.utils import validate
+
+
+validate(config, schema="../schemas/config.schema.yaml")
+
+# Rules run `python -m embedlab`: make this checkout's package importable even where it is
+# not installed (e.g. in a conda env built from workflow/envs/embedlab.yaml, or on a cluster
+# node), and keep bash's strict mode.
+shell.prefix(
+    "set -euo pipefail; "
+    f"export PYTHONPATH={Path(workflow.basedir, 'src')}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; "
+)
+
+
+def load_registry(path):
+    with open(path) as fh:
+        registry = yaml.safe_load(fh)
+    validate(registry, schema="../schemas/datasets.schema.yaml")
+    return registry
+
+
+REGISTRY_PATH = config["data"]["registry"]
+REGISTRY = load_registry(REGISTRY_PATH)
+RAW_DIR = config["data"]["raw_dir"]
+MIRROR = config["data"].get("mirror")
+
+
+def selected_datasets():
+    """Names of the dataset artifacts this run builds."""
+    build = config["datasets"]["build"]
+    names = list(REGISTRY["datasets"]) if build == "all" else list(build)
+    unknown = [n for n in names if n not in REGISTRY["datasets"]]
+    if unknown:
+        raise ValueError(
+            f"config datasets.build names unknown dataset(s) {unknown}; "
+            f"the registry {REGISTRY_PATH} has {sorted(REGISTRY['datasets'])}"
+        )
+    return names
+
+
+def dataset_overrides(name):
+    return config["datasets"].get("overrides", {}).get(name, {})
+
+
+def dataset_resource(name, key, default):
+    return REGISTRY["datasets"][name].get("resources", {}).get(key, default)
+
+
+def dataset_artifacts(names=None):
+    """The meta.json of each artifact: the file written last, so it marks completion."""
+    names = selected_datasets() if names is None else names
+    return [f"results/datasets/{n}/meta.json" for n in names]
+
+
+def artifact(name):
+    """All three files of artifact `name` (use as input of a rule that reads it)."""
+    return multiext(f"results/datasets/{name}/", "data.npz", "items.tsv", "meta.json")
+
+
+def raw_inputs(wildcards):
+    """Verified raw files that dataset `wildcards.dataset` is built from."""
+    files = REGISTRY["datasets"][wildcards.dataset].get("files", [])
+    return [f"{RAW_DIR}/{f}" for f in files]
