@@ -1,0 +1,1 @@
+"""Evaluation: KL, triplet error, 1-NN / leave-one-out error, author rank, trustworthiness."""

@@ -1,0 +1,39 @@
+"""Neighbourhood-preservation measures of an embedding."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.manifold import trustworthiness as _sk_trustworthiness
+from sklearn.neighbors import NearestNeighbors
+
+
+def loo_1nn_errors(Y: np.ndarray, labels: np.ndarray) -> int:
+    """Leave-one-out 1-NN errors: #{i : label(nearest j != i in Y) != label(i)}.
+
+    Ties in distance are broken by the lower index (scikit-learn's order). Exact duplicates
+    of a point count as its nearest neighbours.
+    """
+    Y = np.asarray(Y, dtype=np.float64)
+    labels = np.asarray(labels)
+    if Y.ndim != 2 or len(Y) != len(labels):
+        raise ValueError(f"Y has shape {Y.shape} but labels has {len(labels)} entries")
+    if len(Y) < 2:
+        raise ValueError("leave-one-out 1-NN needs at least two points")
+    if not np.isfinite(Y).all():
+        raise ValueError("embedding contains NaN or inf")
+    nn = NearestNeighbors(n_neighbors=2).fit(Y)
+    _, idx = nn.kneighbors(Y)
+    own = np.arange(len(Y))
+    # the first neighbour is normally the point itself; where a duplicate came first, take it
+    nearest = np.where(idx[:, 0] == own, idx[:, 1], idx[:, 0])
+    return int(np.count_nonzero(labels[nearest] != labels))
+
+
+def loo_1nn_error_rate(Y: np.ndarray, labels: np.ndarray) -> float:
+    """Leave-one-out 1-NN error as a fraction of the points."""
+    return loo_1nn_errors(Y, labels) / len(labels)
+
+
+def trustworthiness(X: np.ndarray, Y: np.ndarray, n_neighbors: int = 10) -> float:
+    """Trustworthiness of embedding ``Y`` of ``X`` (scikit-learn's implementation)."""
+    return float(_sk_trustworthiness(X, Y, n_neighbors=n_neighbors))

@@ -1,0 +1,1 @@
+"""Numba kernels: the hot loops (pairwise neighbour-embedding objectives, triplet objectives)."""

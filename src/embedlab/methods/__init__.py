@@ -1,0 +1,1 @@
+"""Methods: one module per family; each defines its objective, gradient and estimator."""

@@ -1,0 +1,1 @@
+"""Plots: one function per paper figure."""
