@@ -1,0 +1,158 @@
+"""The Snakemake workflow: lint, config schema, dry-run of the default target, a tiny real run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from .conftest import REPO
+
+
+def snakemake(*args: str, cwd: Path = REPO, check: bool = True) -> subprocess.CompletedProcess:
+    """Run snakemake with this interpreter's environment (rules call `python -m embedlab`)."""
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), *args]
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def test_lint_is_clean():
+    proc = snakemake("--lint")
+    out = proc.stdout + proc.stderr
+    assert "Lints for" not in out, out
+    assert "Congratulations" in out
+
+
+def _planned_jobs(out: str) -> dict[str, int]:
+    """The job-count table that a dry run prints."""
+    jobs, in_table = {}, False
+    for line in out.splitlines():
+        parts = line.split()
+        if parts[:2] == ["job", "count"]:
+            in_table = True
+        elif in_table and len(parts) == 2 and parts[1].isdigit():
+            jobs[parts[0]] = int(parts[1])
+        elif in_table and parts and parts[0] == "total":
+            break
+    return jobs
+
+
+def test_dry_run_of_default_target(registry):
+    proc = snakemake("--dry-run", "--nolock", "--cores", "2", "--forceall")
+    jobs = _planned_jobs(proc.stdout)
+    assert jobs["build_dataset"] == len(registry["datasets"])
+    used = {f for spec in registry["datasets"].values() for f in spec.get("files", [])}
+    assert jobs["fetch_raw"] == len(used)
+    assert jobs["dataset_summary"] == 1
+
+
+def test_dry_run_of_quick_config():
+    proc = snakemake(
+        "--dry-run", "--nolock", "--cores", "2", "--forceall", "--configfile", "config/quick.yaml"
+    )
+    quick = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())
+    assert _planned_jobs(proc.stdout)["build_dataset"] == len(quick["datasets"]["build"])
+
+
+@pytest.mark.parametrize(
+    "bad, expected",
+    [
+        ({"datasets": {"build": 5}}, "build"),
+        ({"datasets": {"build": ["school"], "bogus_key": 1}}, "bogus_key"),
+        ({"data": {"registry": 7}}, "registry"),
+        ({"dataz": {}}, "dataz"),
+        ({"datasets": {"build": ["no_such_dataset"]}}, "no_such_dataset"),
+    ],
+)
+def test_malformed_config_is_rejected_naming_the_field(tmp_path, bad, expected):
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text(yaml.safe_dump(bad))
+    proc = snakemake("--dry-run", "--nolock", "--configfile", str(cfg), check=False)
+    assert proc.returncode != 0
+    assert expected in proc.stdout + proc.stderr
+
+
+# --------------------------------------------------------------------------------------
+# a tiny end-to-end run in a temporary working directory, with its own registry and mirror
+
+TINY_EDGES = "# tiny collaboration graph\r\n# FromNodeId\tToNodeId\r\n1\t2\r\n2\t1\r\n2\t3\r\n3\t2\r\n3\t3\r\n1\t3\r\n3\t1\r\n9\t9\r\n"
+
+
+def _tiny_workdir(tmp_path: Path, edges: str = TINY_EDGES) -> Path:
+    work = tmp_path / "work"
+    mirror = tmp_path / "mirror"
+    (mirror / "tiny").mkdir(parents=True)
+    (work / "config").mkdir(parents=True)
+    (mirror / "tiny" / "edges.txt").write_text(edges, newline="")
+    sha = hashlib.sha256(TINY_EDGES.encode()).hexdigest()
+    registry = {
+        "files": {
+            "tiny/edges.txt": {"url": "https://example.invalid/edges.txt", "sha256": sha}
+        },
+        "datasets": {
+            "school": {
+                "kind": "similarity",
+                "builder": "school.build",
+                "params": {"n_students": 6, "ring_neighbours": 1},
+                "paper": {"n": 14},
+            },
+            "tiny_graph": {
+                "kind": "similarity",
+                "builder": "coauthor.build_grqc",
+                "files": ["tiny/edges.txt"],
+                "paper": {"n": 3},
+            },
+        },
+    }
+    (work / "config" / "datasets.yaml").write_text(yaml.safe_dump(registry))
+    config = textwrap.dedent(
+        f"""\
+        data:
+          registry: config/datasets.yaml
+          mirror: {mirror}
+          raw_dir: resources/raw
+          offline: true
+        datasets:
+          build: all
+        """
+    )
+    (work / "config" / "config.yaml").write_text(config)
+    return work
+
+
+def test_tiny_end_to_end_run(tmp_path):
+    work = _tiny_workdir(tmp_path)
+    snakemake("--cores", "2", "--directory", str(work), cwd=work)
+    table = pd.read_csv(work / "results" / "tables" / "datasets.csv")
+    rows = table.set_index("dataset")
+    assert rows.loc["school", "n"] == 14 == rows.loc["school", "paper_n"]
+    assert rows.loc["tiny_graph", "n"] == 3  # node 9 has only a self-loop: dropped
+    meta = json.loads((work / "results" / "datasets" / "tiny_graph" / "meta.json").read_text())
+    assert meta["summary"]["nnz"] == 6
+    assert (work / "logs" / "datasets" / "tiny_graph.log").exists()
+    # a second run has nothing to do
+    again = snakemake("--cores", "2", "--directory", str(work), "--dry-run", cwd=work)
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_checksum_mismatch_fails_without_output(tmp_path):
+    work = _tiny_workdir(tmp_path, edges=TINY_EDGES.replace("2\t3", "2\t4"))
+    proc = snakemake("--cores", "1", "--directory", str(work), cwd=work, check=False)
+    assert proc.returncode != 0
+    log = (work / "logs" / "fetch" / "tiny" / "edges.txt.log").read_text()
+    assert "checksum mismatch for raw file 'tiny/edges.txt" in log
+    assert hashlib.sha256(TINY_EDGES.encode()).hexdigest() in log
+    assert not (work / "resources" / "raw" / "tiny" / "edges.txt").exists()
+    assert not (work / "results" / "datasets" / "tiny_graph" / "meta.json").exists()
