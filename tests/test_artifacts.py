@@ -39,7 +39,9 @@ def test_round_trip_all_kinds(tmp_path):
         "coo": Artifact(
             "cooccurrence",
             {"counts": [sp.csr_matrix(np.eye(2, 3)), sp.csr_matrix(np.ones((2, 3)))]},
-            pd.DataFrame({"name": ["a1", "a2", "w1", "w2", "w3"], "role": ["author"] * 2 + ["word"] * 3}),
+            pd.DataFrame(
+                {"name": ["a1", "a2", "w1", "w2", "w3"], "role": ["author"] * 2 + ["word"] * 3}
+            ),
         ),
     }
     for name, art in arts.items():
@@ -63,9 +65,17 @@ def test_round_trip_all_kinds(tmp_path):
     "mutate, message",
     [
         (lambda P: P * 2, "sums to"),
-        (lambda P: P + sp.diags(np.full(5, 0.0)) + sp.csr_matrix(([0.1], ([0], [0])), shape=(5, 5)), "diagonal"),
+        (
+            lambda P: (
+                P + sp.diags(np.full(5, 0.0)) + sp.csr_matrix(([0.1], ([0], [0])), shape=(5, 5))
+            ),
+            "diagonal",
+        ),
         (lambda P: sp.csr_matrix(np.triu(P.toarray())) * 2, "not symmetric"),
-        (lambda P: P.multiply(np.where(np.arange(5) == 3, np.nan, 1.0)[:, None]).tocsr(), "non-finite"),
+        (
+            lambda P: P.multiply(np.where(np.arange(5) == 3, np.nan, 1.0)[:, None]).tocsr(),
+            "non-finite",
+        ),
     ],
 )
 def test_similarity_invariants(mutate, message):
@@ -96,7 +106,9 @@ def test_vectors_reject_nan_and_bad_labels():
     with pytest.raises(ArtifactError, match="'X'.*non-finite"):
         artifacts.validate(Artifact("vectors", {"X": np.array([[0.0], [np.inf]])}, items))
     with pytest.raises(ArtifactError, match="'labels'"):
-        artifacts.validate(Artifact("vectors", {"X": np.zeros((2, 1)), "labels": np.zeros(3)}, items))
+        artifacts.validate(
+            Artifact("vectors", {"X": np.zeros((2, 1)), "labels": np.zeros(3)}, items)
+        )
 
 
 def test_load_refuses_unfinished_artifact(tmp_path):

@@ -20,7 +20,9 @@ def _pyproject_names():
 def _conda_names(path):
     deps = yaml.safe_load(path.read_text())["dependencies"]
     names = {_name(d) for d in deps if isinstance(d, str)}
-    return names - {"python", "pip"}, [d for d in deps if isinstance(d, str) and d.startswith("python")]
+    return names - {"python", "pip"}, [
+        d for d in deps if isinstance(d, str) and d.startswith("python")
+    ]
 
 
 def test_conda_files_list_the_pip_dependencies():

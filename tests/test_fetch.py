@@ -54,7 +54,9 @@ def test_corrupt_cache_is_replaced_from_mirror(tmp_path):
 
 def test_missing_everywhere_offline(tmp_path):
     with pytest.raises(FetchError, match=r"'f.txt' is not available.*mirror .*absent"):
-        fetch.fetch("f.txt", _entry(b"x"), tmp_path / "f.txt", mirror=tmp_path, allow_download=False)
+        fetch.fetch(
+            "f.txt", _entry(b"x"), tmp_path / "f.txt", mirror=tmp_path, allow_download=False
+        )
 
 
 def test_download_with_gzip_checks_decompressed_content(tmp_path, monkeypatch):

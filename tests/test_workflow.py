@@ -87,7 +87,12 @@ def test_malformed_config_is_rejected_naming_the_field(tmp_path, bad, expected):
 # --------------------------------------------------------------------------------------
 # a tiny end-to-end run in a temporary working directory, with its own registry and mirror
 
-TINY_EDGES = "# tiny collaboration graph\r\n# FromNodeId\tToNodeId\r\n1\t2\r\n2\t1\r\n2\t3\r\n3\t2\r\n3\t3\r\n1\t3\r\n3\t1\r\n9\t9\r\n"
+# SNAP format with CRLF: edges listed both ways, a self-loop on 3, node 9 with only a self-loop
+TINY_EDGES = "".join(
+    f"{line}\r\n"
+    for line in ["# tiny collaboration graph", "# FromNodeId\tToNodeId"]
+    + ["1\t2", "2\t1", "2\t3", "3\t2", "3\t3", "1\t3", "3\t1", "9\t9"]
+)
 
 
 def _tiny_workdir(tmp_path: Path, edges: str = TINY_EDGES) -> Path:
@@ -98,9 +103,7 @@ def _tiny_workdir(tmp_path: Path, edges: str = TINY_EDGES) -> Path:
     (mirror / "tiny" / "edges.txt").write_text(edges, newline="")
     sha = hashlib.sha256(TINY_EDGES.encode()).hexdigest()
     registry = {
-        "files": {
-            "tiny/edges.txt": {"url": "https://example.invalid/edges.txt", "sha256": sha}
-        },
+        "files": {"tiny/edges.txt": {"url": "https://example.invalid/edges.txt", "sha256": sha}},
         "datasets": {
             "school": {
                 "kind": "similarity",

@@ -254,9 +254,7 @@ def save(art: Artifact, folder: str | Path, name: str = "?") -> Path:
     (folder / "meta.json").unlink(missing_ok=True)
     flat = _flatten(art.arrays)
     _atomic_write(folder / "data.npz", lambda p: np.savez_compressed(open(p, "wb"), **flat))
-    _atomic_write(
-        folder / "items.tsv", lambda p: art.items.to_csv(p, sep="\t", index=False)
-    )
+    _atomic_write(folder / "items.tsv", lambda p: art.items.to_csv(p, sep="\t", index=False))
     meta = {"kind": art.kind, "name": name, **art.meta, "summary": art.summary()}
     _atomic_write(
         folder / "meta.json",

@@ -36,7 +36,9 @@ def load(path: str | Path) -> dict[str, Any]:
         reg = yaml.safe_load(fh) or {}
     for section in ("files", "datasets"):
         if not isinstance(reg.get(section), dict):
-            raise RegistryError(f"dataset registry {path}: section {section!r} missing or not a map")
+            raise RegistryError(
+                f"dataset registry {path}: section {section!r} missing or not a map"
+            )
     return reg
 
 
@@ -75,4 +77,6 @@ def builder(spec: Mapping[str, Any]) -> Callable[..., Any]:
     try:
         return getattr(module, func_name)
     except AttributeError:
-        raise RegistryError(f"builder {target!r}: no function {func_name!r} in {module.__name__}") from None
+        raise RegistryError(
+            f"builder {target!r}: no function {func_name!r} in {module.__name__}"
+        ) from None

@@ -9,7 +9,9 @@ from pathlib import Path
 import pandas as pd
 
 
-def write_table(df: pd.DataFrame, csv_path: str | Path, md_path: str | Path, title: str = "") -> None:
+def write_table(
+    df: pd.DataFrame, csv_path: str | Path, md_path: str | Path, title: str = ""
+) -> None:
     """Write ``df`` as CSV and as a Markdown table (with an optional heading)."""
     csv_path, md_path = Path(csv_path), Path(md_path)
     csv_path.parent.mkdir(parents=True, exist_ok=True)

@@ -27,12 +27,7 @@ import scipy.sparse as sp
 from embedlab.affinities import drop_isolated, row_normalised_symmetric
 from embedlab.artifacts import Artifact
 from embedlab.datasets import DatasetError
-
-
-def _file(files: Mapping[str, Path], key: str) -> Path:
-    if key not in files:
-        raise DatasetError(f"raw file {key!r} was not given to the builder (have {sorted(files)})")
-    return Path(files[key])
+from embedlab.datasets.readers import raw_file
 
 
 def _read_lines(path: Path) -> list[str]:
@@ -127,8 +122,8 @@ def build_nips17(files: Mapping[str, Path], min_papers: int = 2) -> Artifact:
     error). ``nips17.years`` gives each paper's year; ``nips17.docnames`` (``<year>/<id>``) and
     ``nips17.vols`` (year - 1987) are cross-checked against it.
     """
-    paths = {s: _file(files, f"nips17/nips17.{s}") for s in ("authors", "authors.key", "docnames",
-                                                               "vols", "years")}
+    suffixes = ("authors", "authors.key", "docnames", "vols", "years")
+    paths = {s: raw_file(files, f"nips17/nips17.{s}") for s in suffixes}
     lines = {s: _read_lines(p) for s, p in paths.items()}
     names = [line.strip() for line in lines["authors.key"]]
     for i, name in enumerate(names, 1):
@@ -274,7 +269,7 @@ def build_nips22(
     paper_authors, paper_years = [], []
     duplicates = fixes = 0
     for year in range(first_year, last_year + 1):
-        path = _file(files, f"nips22/{year}.json")
+        path = raw_file(files, f"nips22/{year}.json")
         seen_pdfs: set[str] = set()
         for i, paper in enumerate(_read_listing(path)):
             pdf = paper.get("pdf") or f"{year}:{paper['title']}"
@@ -334,7 +329,7 @@ def build_grqc(files: Mapping[str, Path]) -> Artifact:
     self-loops included: SNAP's count), ``self_loops``, ``edges_used`` (without self-loops),
     ``lines``.
     """
-    path = _file(files, "grqc/ca-GrQc.txt")
+    path = raw_file(files, "grqc/ca-GrQc.txt")
     pairs = []
     for lineno, line in enumerate(_read_lines(path), 1):
         text = line.strip()

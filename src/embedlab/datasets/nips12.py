@@ -34,6 +34,7 @@ import scipy.sparse as sp
 
 from embedlab.artifacts import Artifact
 from embedlab.datasets import DatasetError
+from embedlab.datasets.readers import raw_file
 
 ZIP_FILE = "nips12/nips-corpus-20111211.zip"
 MEMBER_DIR = "corpus-example/"
@@ -281,7 +282,7 @@ def build_cooccurrence(files: dict) -> Artifact:
     occurrences = total count), papers (name = title, step = volume); ``index`` is the row
     within the role and inapplicable integer columns hold -1.
     """
-    corpus = read_corpus(files[ZIP_FILE])
+    corpus = read_corpus(raw_file(files, ZIP_FILE))
     n_authors, n_words, n_papers = len(corpus.authors), len(corpus.words), len(corpus.titles)
     author_papers = np.diff(corpus.paper_authors.tocsc().indptr)
     word_papers = np.diff(corpus.paper_words.tocsc().indptr)
@@ -342,7 +343,7 @@ def build_text(files: dict, author_weight: float = 20) -> Artifact:
         raise ValueError(
             f"nips_text: author_weight must be a positive number, got {author_weight!r}"
         )
-    corpus = read_corpus(files[ZIP_FILE])
+    corpus = read_corpus(raw_file(files, ZIP_FILE))
     X = sp.hstack(
         [
             corpus.paper_words.astype(np.float64),

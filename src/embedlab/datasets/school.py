@@ -43,8 +43,10 @@ def build(files: dict, n_students: int = 20, ring_neighbours: int = 2) -> Artifa
     P = sp.csr_matrix((np.full(rows.size, 1.0 / rows.size), (rows, cols)), shape=(n, n))
     role = (["student"] * n_students + ["teacher"]) * 2
     klass = np.repeat([0, 1], n_students + 1)
-    names = [f"{'T' if r == 'teacher' else 'S'}{c}.{i % (n_students + 1)}" for i, (r, c) in
-             enumerate(zip(role, klass, strict=True))]
+    names = [
+        f"{'T' if r == 'teacher' else 'S'}{c}.{i % (n_students + 1)}"
+        for i, (r, c) in enumerate(zip(role, klass, strict=True))
+    ]
     items = pd.DataFrame({"name": names, "class": klass, "role_in_class": role})
     return Artifact(
         kind="similarity",

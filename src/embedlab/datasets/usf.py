@@ -124,9 +124,9 @@ def association_matrix(pairs: pd.DataFrame, words: pd.Series) -> sp.csr_matrix:
 
 def build(files: Mapping[str, Path], n_words: int = 1000) -> Artifact:
     """W<n_words>: P from the USF FSG among the top ``n_words`` cues (module docstring)."""
-    paths = [Path(files[k]) for k in sorted(files) if k.startswith("usf/Cue_Target_Pairs.")]
+    paths = [Path(files[k]) for k in sorted(files) if Path(k).name.startswith("Cue_Target_Pairs.")]
     if not paths:
-        raise DatasetError(f"usf: no usf/Cue_Target_Pairs.* file among {sorted(files)}")
+        raise DatasetError(f"usf: no Cue_Target_Pairs.* file among {sorted(files)}")
     parsed = [read_pairs(p) for p in paths]
     pairs = pd.concat([df for df, _ in parsed], ignore_index=True)
     twice = pairs.duplicated(["cue", "target"], keep=False)

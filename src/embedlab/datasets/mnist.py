@@ -1,0 +1,185 @@
+"""MNIST: an idx-file reader, a vectors subset and the t-STE nearest-neighbour triplets.
+
+Triplets (t-STE, van der Maaten & Weinberger 2012): from ``n_digits`` random training digits,
+draw ``n_triplets`` triplets (i, j, l) with
+
+* i uniform over the digits,
+* j uniform over the ``n_neighbours`` nearest neighbours of i (Euclidean on raw pixels, i
+  itself excluded),
+* l uniform over the digits strictly farther from i than j: d(i, l) > d(i, j).
+
+The digit labels are not used to make triplets; they are stored as ``labels``. Squared
+distances between 8-bit images are integers, computed exactly, so ties are real ties: they are
+broken by training-set order when ranking neighbours and never counted as "farther".
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from embedlab.artifacts import Artifact
+from embedlab.datasets import DatasetError
+from embedlab.datasets.readers import raw_file, require
+
+IMAGES = "mnist/train-images.idx3-ubyte"
+LABELS = "mnist/train-labels.idx1-ubyte"
+IMAGE_SHAPE = (28, 28)
+_UBYTE = 0x08
+
+
+def read_idx(path: Path, ndim: int) -> np.ndarray:
+    """Read an idx file of unsigned bytes with ``ndim`` dimensions (gzip is undone if present).
+
+    Layout: magic ``00 00 08 <ndim>``, ``ndim`` big-endian int32 sizes, then the values.
+    """
+    raw = Path(path).read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    require(len(raw) >= 4 + 4 * ndim, path, f"too short for an idx header ({len(raw)} bytes)")
+    magic = raw[:4]
+    require(
+        magic[:2] == b"\x00\x00" and magic[2] == _UBYTE and magic[3] == ndim,
+        path,
+        f"bad idx magic {magic.hex()}; expected 000008{ndim:02x} (unsigned bytes, {ndim}-D)",
+    )
+    dims = tuple(int(d) for d in np.frombuffer(raw, dtype=">i4", count=ndim, offset=4))
+    header = 4 + 4 * ndim
+    expected = header + int(np.prod(dims))
+    require(
+        len(raw) == expected,
+        path,
+        f"size {len(raw)} bytes does not match the header's shape {dims} ({expected} bytes)",
+    )
+    return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(dims)
+
+
+def read_training_set(files: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The training images as (n, 784) uint8 and their digits as (n,) int64."""
+    images_path, labels_path = raw_file(files, IMAGES), raw_file(files, LABELS)
+    images = read_idx(images_path, 3)
+    labels = read_idx(labels_path, 1).astype(np.int64)
+    require(
+        images.shape[1:] == IMAGE_SHAPE,
+        images_path,
+        f"images are {images.shape[1:]}, expected {IMAGE_SHAPE}",
+    )
+    require(
+        len(images) == len(labels),
+        labels_path,
+        f"{len(labels)} labels for {len(images)} images in {images_path.name}",
+    )
+    require(
+        labels.size == 0 or (labels.min() >= 0 and labels.max() <= 9),
+        labels_path,
+        f"labels outside 0..9 (found {labels.min()}..{labels.max()})",
+    )
+    return images.reshape(len(images), -1), labels
+
+
+def random_subset(n_total: int, n_digits: int, seed: int, source: Path) -> np.ndarray:
+    """``n_digits`` distinct training-set indices drawn with ``seed``, in increasing order."""
+    require(
+        0 < n_digits <= n_total,
+        source,
+        f"n_digits={n_digits} must lie in 1..{n_total} (digits in the file)",
+    )
+    rng = np.random.default_rng(seed)
+    return np.sort(rng.choice(n_total, size=n_digits, replace=False))
+
+
+def _items(index: np.ndarray, digits: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(
+        {"name": [f"train{i}" for i in index], "training_index": index, "digit": digits}
+    )
+
+
+def build_vectors(files: dict, n_digits: int = 6000, seed: int = 0) -> Artifact:
+    """A seeded subset of training digits: X = pixels / 255 (float64), labels = digits."""
+    images, labels = read_training_set(files)
+    index = random_subset(len(images), n_digits, seed, raw_file(files, IMAGES))
+    return Artifact(
+        kind="vectors",
+        arrays={"X": images[index].astype(np.float64) / 255.0, "labels": labels[index]},
+        items=_items(index, labels[index]),
+        meta={"image_shape": list(IMAGE_SHAPE)},
+    )
+
+
+def squared_distances(pixels: np.ndarray) -> np.ndarray:
+    """Exact squared Euclidean distances between rows of an 8-bit image matrix (int32).
+
+    ||x||^2 + ||y||^2 - 2 x.y in float64 is exact here: every term is an integer < 2^53, and
+    a squared distance is at most 255^2 * 784 < 2^31.
+    """
+    x = pixels.astype(np.float64)
+    sq = np.einsum("ij,ij->i", x, x)
+    d = x @ x.T
+    d *= -2.0
+    d += sq[:, None]
+    d += sq[None, :]
+    return np.rint(d).astype(np.int32)
+
+
+def neighbour_triplets(
+    dist: np.ndarray, n_triplets: int, n_neighbours: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Sample (i, j, l): i uniform, j uniform among i's ``n_neighbours`` nearest, d(i,l) > d(i,j).
+
+    Each row of ``dist`` is ranked once (stable, so ties follow item order, with i itself
+    first); l is then uniform over the ranks after the last one tied with j.
+    """
+    n = dist.shape[0]
+    ranked = dist.copy()
+    np.fill_diagonal(ranked, -1)  # i ranks first in its own row, even beside duplicates
+    order = np.argsort(ranked, axis=1, kind="stable")
+    sorted_dist = np.take_along_axis(ranked, order, axis=1)
+    # first_farther[i, r]: the first rank whose distance exceeds that of rank r (r <= k)
+    first_farther = np.empty((n, n_neighbours + 1), dtype=np.int64)
+    for i in range(n):
+        first_farther[i] = np.searchsorted(
+            sorted_dist[i], sorted_dist[i, : n_neighbours + 1], side="right"
+        )
+    i = rng.integers(0, n, size=n_triplets)
+    j_rank = rng.integers(1, n_neighbours + 1, size=n_triplets)
+    low = first_farther[i, j_rank]
+    if (low >= n).any():
+        bad = int(i[np.argmax(low >= n)])
+        raise ValueError(f"no item is farther from item {bad} than its sampled neighbour")
+    l_rank = rng.integers(low, n)
+    return np.stack([i, order[i, j_rank], order[i, l_rank]], axis=1).astype(np.int64)
+
+
+def build_triplets(
+    files: dict,
+    n_digits: int = 1000,
+    n_triplets: int = 100000,
+    n_neighbours: int = 50,
+    seed: int = 0,
+) -> Artifact:
+    """t-STE MNIST triplets over a seeded subset of training digits (see module docstring)."""
+    images, labels = read_training_set(files)
+    source = raw_file(files, IMAGES)
+    index = random_subset(len(images), n_digits, seed, source)
+    require(
+        0 < n_neighbours < n_digits - 1,
+        source,
+        f"n_neighbours={n_neighbours} must lie in 1..n_digits-2 = {n_digits - 2}",
+    )
+    require(n_triplets > 0, source, f"n_triplets={n_triplets} must be positive")
+    rng = np.random.default_rng([seed, 1])  # a stream apart from the subset's
+    try:
+        triplets = neighbour_triplets(
+            squared_distances(images[index]), n_triplets, n_neighbours, rng
+        )
+    except ValueError as exc:
+        raise DatasetError(f"{source}: {exc}") from exc
+    return Artifact(
+        kind="triplets",
+        arrays={"triplets": triplets, "labels": labels[index]},
+        items=_items(index, labels[index]),
+        meta={"n": int(n_digits), "image_shape": list(IMAGE_SHAPE)},
+    )
