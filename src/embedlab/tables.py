@@ -17,39 +17,60 @@ def write_table(
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     md_path.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(csv_path, index=False)
-    body = df.to_markdown(index=False, floatfmt="g")
+    shown = df.astype(object).where(df.notna(), "")
+    body = shown.to_markdown(index=False, floatfmt="g")
     md_path.write_text((f"# {title}\n\n" if title else "") + body + "\n")
 
 
-def dataset_summary(meta_files: Iterable[str | Path]) -> pd.DataFrame:
-    """One row per dataset artifact: its counts, and the paper's counts beside them.
+SIZE_FIELD = {
+    "similarity": "nnz",
+    "vectors": "dims",
+    "triplets": "triplets",
+    "cooccurrence": "time_steps",
+}
 
-    Ours come from the artifact's ``summary`` and ``counts`` meta fields; the paper's from
-    the registry's ``paper`` entry (copied into the artifact's meta as ``paper``). Each paper
-    count ``k`` gets a column ``paper_k`` next to ours.
+
+def _fmt(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def dataset_summary(meta_files: Iterable[str | Path]) -> pd.DataFrame:
+    """One row per dataset artifact: our counts, and the paper's beside them.
+
+    Columns: ``n`` (items) and ``size`` (the kind's measure: nnz of P, dims of X, number of
+    triplets, number of time steps) each followed by the paper's value where the registry's
+    ``paper`` entry states it; ``classes``; ``other_counts``: every further count the builder
+    recorded (``meta["counts"]``), as ``name ours (paper p)``.
     """
     rows = []
     for path in meta_files:
         meta = json.loads(Path(path).read_text())
-        row = {"dataset": meta.get("name", Path(path).parent.name)}
-        row.update(meta.get("summary", {}))
-        row.update(meta.get("counts", {}))
-        for key, value in meta.get("paper", {}).items():
-            row[f"paper_{key}"] = value
+        summary, paper = meta.get("summary", {}), dict(meta.get("paper", {}))
+        counts = {
+            **{k: v for k, v in summary.items() if k not in ("kind", "n")},
+            **meta.get("counts", {}),
+        }
+        kind = summary.get("kind", meta.get("kind"))
+        size_field = SIZE_FIELD[kind]
+        row = {
+            "dataset": meta.get("name", Path(path).parent.name),
+            "kind": kind,
+            "n": summary.get("n"),
+            "paper_n": paper.pop("n", None),
+            "size": f"{size_field} {_fmt(counts.pop(size_field, ''))}",
+            "paper_size": _fmt(paper.pop(size_field)) if size_field in paper else None,
+            "classes": counts.pop("classes", None),
+        }
+        other = []
+        for key, value in counts.items():
+            if key == "n":
+                continue
+            text = f"{key} {_fmt(value)}"
+            if key in paper:
+                text += f" (paper {_fmt(paper.pop(key))})"
+            other.append(text)
+        other += [f"{key} - (paper {_fmt(value)})" for key, value in paper.items()]
+        row["other_counts"] = "; ".join(other)
         row["description"] = meta.get("description", "")
         rows.append(row)
-    df = pd.DataFrame(rows)
-    if df.empty:
-        return df
-    # order: identity, our counts each followed by the paper's where it has one
-    ordered = ["dataset", "kind"]
-    for col in df.columns:
-        if col in ordered or col.startswith("paper_") or col == "description":
-            continue
-        ordered.append(col)
-        if f"paper_{col}" in df.columns:
-            ordered.append(f"paper_{col}")
-    ordered += [c for c in df.columns if c.startswith("paper_") and c not in ordered]
-    ordered.append("description")
-    df = df[ordered]
-    return df.convert_dtypes()
+    return pd.DataFrame(rows).convert_dtypes()
