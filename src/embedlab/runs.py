@@ -1,0 +1,169 @@
+"""Repeated runs of an estimator: restarts x parameter grid, every run kept, the best chosen.
+
+The papers report the best of many runs (SNEST Table 1: the minimum KL over restarts and
+learning rates). :func:`run_grid` fits one estimator per (grid point, restart), keeps each run's
+coordinates, cost trace, final cost and wall time, and :func:`save_runs` writes them all to one
+``.npz`` with a JSON table of the runs, so that a table can be recomputed and any run plotted
+without re-running it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from embedlab import __version__
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Run:
+    """One fitted run."""
+
+    params: dict[str, Any]
+    seed: int
+    embedding: np.ndarray
+    cost: float
+    cost_trace: np.ndarray
+    n_iter: int
+    seconds: float
+    error: str = ""  # non-empty when the run diverged (cost is then inf)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def grid_points(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """The Cartesian product of a parameter grid, as a list of dicts (sorted keys)."""
+    keys = sorted(grid)
+    return [
+        dict(zip(keys, values, strict=True))
+        for values in itertools.product(*(grid[k] for k in keys))
+    ]
+
+
+def run_grid(
+    make_estimator: Callable[..., Any],
+    data: Any,
+    grid: Mapping[str, Sequence[Any]],
+    n_restarts: int,
+    seed: int = 0,
+    cost_attr: str = "kl_divergence_",
+    catch: tuple[type[BaseException], ...] = (),
+) -> list[Run]:
+    """Fit ``make_estimator(random_state=s, **point).fit(data)`` for every grid point and restart.
+
+    Seeds are ``seed + r`` for restart r, the same for every grid point, so grid points are
+    compared on the same initialisations. Exceptions of the types in ``catch`` (e.g. a
+    divergence at a too-large learning rate) are recorded as failed runs with cost = inf;
+    any other exception propagates.
+    """
+    if n_restarts < 1:
+        raise ValueError(f"n_restarts must be >= 1, got {n_restarts}")
+    runs: list[Run] = []
+    for point in grid_points(grid):
+        for r in range(n_restarts):
+            s = seed + r
+            t0 = time.perf_counter()
+            try:
+                est = make_estimator(random_state=s, **point).fit(data)
+            except catch as exc:
+                runs.append(
+                    Run(
+                        point,
+                        s,
+                        np.empty((0, 0)),
+                        np.inf,
+                        np.empty(0),
+                        0,
+                        time.perf_counter() - t0,
+                        error=f"{type(exc).__name__}: {exc}",
+                    )
+                )
+                log.warning("run %s seed %d failed: %s", point, s, exc)
+                continue
+            run = Run(
+                params=point,
+                seed=s,
+                embedding=np.asarray(est.embedding_, dtype=np.float64),
+                cost=float(getattr(est, cost_attr)),
+                cost_trace=np.asarray(getattr(est, "cost_trace_", []), dtype=np.float64),
+                n_iter=int(getattr(est, "n_iter_", 0)),
+                seconds=time.perf_counter() - t0,
+            )
+            runs.append(run)
+            log.info(
+                "run %s seed %d: cost %.6g after %d epochs in %.2fs",
+                point,
+                s,
+                run.cost,
+                run.n_iter,
+                run.seconds,
+            )
+    return runs
+
+
+def best_run(runs: Sequence[Run]) -> Run:
+    """The run with the lowest finite cost (raises if every run failed)."""
+    ok = [r for r in runs if np.isfinite(r.cost)]
+    if not ok:
+        errors = "; ".join(sorted({r.error for r in runs}))
+        raise RuntimeError(f"all {len(runs)} runs failed: {errors}")
+    return min(ok, key=lambda r: r.cost)
+
+
+def runs_table(runs: Sequence[Run]) -> list[dict[str, Any]]:
+    """One JSON-able row per run: parameters, seed, cost, epochs, seconds, error."""
+    return [
+        {
+            **r.params,
+            "seed": r.seed,
+            "cost": r.cost if np.isfinite(r.cost) else None,
+            "n_iter": r.n_iter,
+            "seconds": round(r.seconds, 4),
+            "error": r.error,
+            **r.extra,
+        }
+        for r in runs
+    ]
+
+
+def save_runs(path: str | Path, runs: Sequence[Run], meta: Mapping[str, Any]) -> Path:
+    """Write every run to ``path`` (.npz): ``embedding_<k>``, ``trace_<k>``, ``best`` and a
+    JSON ``runs`` table + ``meta`` (method, dataset, settings, package version)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    best = best_run(runs)
+    arrays = {"best_embedding": best.embedding, "best_index": np.asarray(runs.index(best))}
+    for k, r in enumerate(runs):
+        arrays[f"embedding_{k}"] = r.embedding
+        arrays[f"trace_{k}"] = r.cost_trace
+    info = {"meta": {**meta, "embedlab_version": __version__}, "runs": runs_table(runs)}
+    arrays["info"] = np.asarray(json.dumps(info))
+    tmp = path.with_name(f".{path.name}.tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    tmp.replace(path)
+    return path
+
+
+def load_runs(path: str | Path) -> dict[str, Any]:
+    """Read a file written by :func:`save_runs`: ``meta``, ``runs`` (table), ``best_embedding``,
+    ``best`` (its row), and ``embedding(k)`` / ``trace(k)`` accessors."""
+    npz = np.load(path, allow_pickle=False)
+    info = json.loads(str(npz["info"]))
+    best_index = int(npz["best_index"])
+    return {
+        "meta": info["meta"],
+        "runs": info["runs"],
+        "best": info["runs"][best_index],
+        "best_embedding": npz["best_embedding"],
+        "embedding": lambda k: npz[f"embedding_{k}"],
+        "trace": lambda k: npz[f"trace_{k}"],
+    }
