@@ -1,7 +1,7 @@
 """embedlab: regenerate the tables and figures of five papers on embeddings.
 
-    snakemake --cores 2                              # full reproduction (config/config.yaml)
-    snakemake --cores 2 --configfile config/quick.yaml   # a few-minute smoke run
+snakemake --cores 2                              # full reproduction (config/config.yaml)
+snakemake --cores 2 --configfile config/quick.yaml   # a few-minute smoke run
 """
 
 from snakemake.utils import min_version

@@ -7,7 +7,6 @@ from pathlib import Path
 import yaml
 from snakemake.utils import validate
 
-
 validate(config, schema="../schemas/config.schema.yaml")
 
 # Rules run `python -m embedlab`: make this checkout's package importable even where it is

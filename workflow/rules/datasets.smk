@@ -7,17 +7,17 @@ rule fetch_raw:
         f"{RAW_DIR}/{{path}}",
     log:
         "logs/fetch/{path}.log",
+    wildcard_constraints:
+        path="|".join(map(re.escape, REGISTRY["files"])),
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=500,
+        runtime=30,
     params:
         registry=REGISTRY_PATH,
         mirror=f"--mirror {MIRROR}" if MIRROR and Path(MIRROR).is_dir() else "",
         offline="--offline" if config["data"].get("offline") else "",
-    wildcard_constraints:
-        path="|".join(map(re.escape, REGISTRY["files"])),
-    resources:
-        mem_mb=500,
-        runtime=30,
-    conda:
-        "../envs/embedlab.yaml"
     shell:
         "python -m embedlab fetch --registry {params.registry} --file {wildcards.path:q}"
         " --dest {output:q} {params.mirror} {params.offline} > {log:q} 2>&1"
@@ -33,19 +33,19 @@ rule build_dataset:
         meta="results/datasets/{dataset}/meta.json",
     log:
         "logs/datasets/{dataset}.log",
+    wildcard_constraints:
+        dataset="|".join(REGISTRY["datasets"]),
+    conda:
+        "../envs/embedlab.yaml"
+    threads: lambda wc: dataset_resource(wc.dataset, "threads", 1)
+    resources:
+        mem_mb=lambda wc: dataset_resource(wc.dataset, "mem_mb", 2000),
+        runtime=lambda wc: dataset_resource(wc.dataset, "runtime", 30),
     params:
         registry=REGISTRY_PATH,
         raw_dir=RAW_DIR,
         overrides=lambda wc: json.dumps(dataset_overrides(wc.dataset), sort_keys=True),
         out=subpath(output.meta, parent=True),
-    wildcard_constraints:
-        dataset="|".join(REGISTRY["datasets"]),
-    threads: lambda wc: dataset_resource(wc.dataset, "threads", 1)
-    resources:
-        mem_mb=lambda wc: dataset_resource(wc.dataset, "mem_mb", 2000),
-        runtime=lambda wc: dataset_resource(wc.dataset, "runtime", 30),
-    conda:
-        "../envs/embedlab.yaml"
     shell:
         "python -m embedlab build --registry {params.registry} --dataset {wildcards.dataset}"
         " --raw-dir {params.raw_dir:q} --out {params.out:q} --params {params.overrides:q} > {log:q} 2>&1"
@@ -56,15 +56,20 @@ rule dataset_summary:
     input:
         dataset_artifacts(),
     output:
-        csv="results/tables/datasets.csv",
+        csv=report(
+            "results/tables/datasets.csv",
+            caption="../report/datasets.rst",
+            category="Datasets",
+            labels={"table": "dataset summary"},
+        ),
         md="results/tables/datasets.md",
     log:
         "logs/tables/datasets.log",
+    conda:
+        "../envs/embedlab.yaml"
     resources:
         mem_mb=500,
         runtime=5,
-    conda:
-        "../envs/embedlab.yaml"
     shell:
         "python -m embedlab summarize-datasets --csv {output.csv:q} --md {output.md:q}"
         " {input:q} > {log:q} 2>&1"
