@@ -35,6 +35,15 @@ def test_lint_is_clean():
     assert "Congratulations" in out
 
 
+def test_snakefiles_are_formatted():
+    files = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+    snakefmt = Path(sys.executable).parent / "snakefmt"
+    proc = subprocess.run(
+        [str(snakefmt), "--check", *map(str, files)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def _planned_jobs(out: str) -> dict[str, int]:
     """The job-count table that a dry run prints."""
     jobs, in_table = {}, False
