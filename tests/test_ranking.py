@@ -1,0 +1,92 @@
+"""Naive Bayes author ranking and the median predicted rank (D-CODE paper, Table 2)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from embedlab.evaluate.ranking import (
+    median_rank,
+    naive_bayes_scores,
+    rank_of,
+    true_author_ranks,
+)
+
+# p(w | a) of three authors over four words, chosen by hand
+P_WORD_GIVEN_AUTHOR = np.array(
+    [
+        [0.5, 0.3, 0.1, 0.1],  # author 0: words 0 and 1
+        [0.1, 0.1, 0.4, 0.4],  # author 1: words 2 and 3
+        [0.25, 0.25, 0.25, 0.25],  # author 2: anything
+    ]
+)
+LOG_P = np.log(P_WORD_GIVEN_AUTHOR)
+PAPERS = np.array(
+    [
+        [2, 1, 0, 0],  # words 0, 0, 1
+        [0, 0, 1, 1],  # words 2, 3
+    ]
+)
+
+
+def test_scores_are_log_prior_plus_summed_log_likelihoods():
+    scores = naive_bayes_scores(LOG_P, PAPERS)
+    # paper 0: 0.5^2 0.3 = 0.075, 0.1^3 = 0.001, 0.25^3 = 0.015625
+    assert np.allclose(np.exp(scores[0]), [0.075, 0.001, 0.015625])
+    # paper 1: 0.1 0.1, 0.4 0.4, 0.25 0.25
+    assert np.allclose(np.exp(scores[1]), [0.01, 0.16, 0.0625])
+    prior = np.log([0.1, 0.1, 0.8])
+    with_prior = naive_bayes_scores(LOG_P, PAPERS, prior)
+    assert np.allclose(with_prior, scores + prior)
+    # a single paper as a vector, sparse papers
+    assert np.allclose(naive_bayes_scores(LOG_P, PAPERS[1]), scores[1:])
+    assert np.allclose(naive_bayes_scores(LOG_P, sp.csr_matrix(PAPERS)), scores)
+
+
+def test_ranks_of_true_authors_on_the_hand_made_example():
+    # paper 0 ranks authors 0 > 2 > 1; paper 1 ranks 1 > 2 > 0
+    ranks = true_author_ranks(LOG_P, PAPERS, [[0, 1], [2]])
+    assert ranks.tolist() == [1.0, 3.0, 2.0]
+    assert median_rank(ranks) == 2.0
+    # a strong prior for author 2 moves it ahead on paper 0 (0.0125 > 0.0075 > 0.0001)
+    ranks = true_author_ranks(LOG_P, PAPERS, [[0, 1], [2]], np.log([0.1, 0.1, 0.8]))
+    assert ranks.tolist() == [2.0, 3.0, 1.0]
+    # papers without an embedded author contribute nothing
+    assert true_author_ranks(LOG_P, PAPERS, [[], [1]]).tolist() == [1.0]
+
+
+def test_ties_share_their_mean_position():
+    assert rank_of(np.array([1.0, 1.0, 1.0]), 1) == 2.0
+    assert rank_of(np.array([3.0, 1.0, 1.0, 0.0]), 2) == 2.5
+    uniform = np.log(np.full((4, 3), 1 / 3))
+    assert true_author_ranks(uniform, np.array([[1, 2, 0]]), [[3]]).tolist() == [2.5]
+
+
+def test_unknown_and_impossible_words():
+    L = LOG_P.copy()
+    L = np.c_[L, np.full(3, -np.inf)]  # word 4: p(w | a) = 0 for every author
+    papers = np.c_[PAPERS, [5, 0]]
+    assert np.allclose(naive_bayes_scores(L, papers), naive_bayes_scores(LOG_P, PAPERS))
+    L[0, 2] = -np.inf  # word 2 is impossible for author 0 only
+    scores = naive_bayes_scores(L, papers)
+    assert np.isneginf(scores[1, 0]) and np.isfinite(scores[1, 1:]).all()
+    assert true_author_ranks(L, papers, [[0], [0]]).tolist() == [1.0, 3.0]
+
+
+def test_median_rank_and_bad_input():
+    assert median_rank([1, 5, 2, 8]) == 3.5
+    with pytest.raises(ValueError, match="no \\(paper, true author\\) pairs"):
+        median_rank([])
+    with pytest.raises(ValueError, match="3 words, the model has 4"):
+        naive_bayes_scores(LOG_P, np.ones((1, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        naive_bayes_scores(np.full((2, 2), np.nan), np.ones((1, 2)))
+    with pytest.raises(ValueError, match="non-negative"):
+        naive_bayes_scores(LOG_P, -np.ones((1, 4)))
+    with pytest.raises(ValueError, match="log_prior"):
+        naive_bayes_scores(LOG_P, PAPERS, np.zeros(2))
+    with pytest.raises(ValueError, match="paper 1: author index 3"):
+        true_author_ranks(LOG_P, PAPERS, [[0], [3]])
+    with pytest.raises(ValueError, match="1 author lists for 2 papers"):
+        true_author_ranks(LOG_P, PAPERS, [[0]])
