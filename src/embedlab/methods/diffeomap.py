@@ -1,0 +1,496 @@
+"""Diffeomap (Walder & Schoelkopf, NIPS 2008): dimensionality reduction by a diffeomorphic flow.
+
+Input x_j in R^a (j = 1..m) is centred and rotated onto its principal axes (all of them, so
+nothing is lost; r = min(a, m - 1) axes). A flow phi(x, t), phi(x, 0) = x,
+d phi / dt = v(phi, t), with each component of v(., t) in the RKHS of the Gaussian kernel
+k(x, y) = exp(-||x - y||^2 / (2 sigma^2)), is fitted by minimising, with the time discretised
+as t_k = k / p and the trajectories Phi_k = phi(X, t_k) (m x r, Phi_0 = X fixed):
+
+    E(Phi_1..Phi_p) = sum_{k<p} (1/p) ||v_k||_H^2  +  lam sum_j L(Phi_p[j]),
+    V_k = p (Phi_{k+1} - Phi_k),     L(y) = sum_{d > b} y_d^2   (b = n_components).
+
+Full set: v_k = sum_{j<=m} alpha_kj k(Phi_k[j], .) interpolates V_k at the m points,
+alpha_k = K^-1 V_k, and ||v_k||^2 = tr(V_k^T K^-1 V_k), K = K(Phi_k, Phi_k).
+
+Reduced set (basis I, n of the m points, chosen at random): v_k = sum_{i in I} beta_ki
+k(Phi_k[i], .), with beta_k the least-squares fit of the velocities at all m points,
+
+    beta_k = (K_nm K_mn)^-1 K_nm V_k,    ||v_k||^2 = tr(beta_k^T K_nn beta_k)
+           = tr(V_k^T K_mn (K_nm K_mn)^-1 K_nn (K_nm K_mn)^-1 K_nm V_k),
+
+(K_mn = K(Phi_k, Phi_k[I])), i.e. the paper's replacement for K^-1; for I = all points it
+equals the full energy. A constant ridge eps is added to the matrix that is inverted
+(K + eps 1, K_nm K_mn + eps 1) so that it stays well away from singular.
+Velocity components orthogonal to the span of K_mn are not charged: the fitted Phi_p then
+differs from the flow of the coefficient field beta for the training points by the
+integrated residual V_k - K_mn beta_k (zero for the full set).
+
+Gradient of one step, with A = K_nm K_mn + eps 1, beta = A^-1 K_nm V,
+g = A^-1 K_nn beta and R = V - K_mn beta:
+
+    d||v||^2 / dV   = 2 K_mn g
+    d||v||^2 / dK_mn = 2 R g^T - 2 (K_mn g) beta^T     (plus beta beta^T on the rows I, as dK_nn)
+
+and the kernel-matrix weight is pulled back to the trajectories with
+:func:`embedlab.kernels.diffeomap.gaussian_kernel_vjp`. Cost per step O(m n^2 + n^3 + m n r).
+Full set: d/dV = 2 alpha, d/dK = -alpha alpha^T.
+
+New points are mapped by the same forward-Euler scheme that defines V_k:
+x_{k+1} = x_k + (1/p) v_k(x_k). For the full set this reproduces Phi_p exactly on the
+training points (for a reduced set it differs by the uncharged residual above). The inverse
+solves x_k + (1/p) v_k(x_k) = x_{k+1} for k = p-1..0 by Newton's method, started from
+x_{k+1} - (1/p) v_k(x_{k+1}); recovering the inputs from their images checks that the
+discrete map is invertible on the data. (The continuous flow cannot fold; an Euler step with
+(1/p) Lip(v_k) >= 1 can, and then Newton finds another preimage or fails with an error.)
+
+Optimiser: nonlinear conjugate gradient (scipy, Polak-Ribiere) for ``max_iter`` iterations
+from Phi_k = X, as in the paper. Output: the first b coordinates of Phi_p.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from embedlab.kernels.diffeomap import gaussian_kernel, gaussian_kernel_vjp
+
+# ----------------------------------------------------------------------------- input checks
+
+
+def check_points(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
+    """X as a float64 (m x a) array; errors name the array and the first bad entry."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array (points x features), got {X.shape}")
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"{name} contains {int(bad.sum())} NaN/inf values (first at row {i}, column {j}: "
+            f"{X[i, j]})"
+        )
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"{name} has {X.shape[1]} features; the model was fitted on {n_features}")
+    return X
+
+
+# ----------------------------------------------------------------------------- PCA frame
+
+
+@dataclass(frozen=True)
+class PCARotation:
+    """Centring and rotation onto the principal axes: Z = (X - mean) @ rotation."""
+
+    mean: np.ndarray  # (a,)
+    rotation: np.ndarray  # (a, r), orthonormal columns by decreasing variance
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        return (X - self.mean) @ self.rotation
+
+    def invert(self, Z: np.ndarray) -> np.ndarray:
+        return Z @ self.rotation.T + self.mean
+
+
+def fit_pca_rotation(X: np.ndarray) -> PCARotation:
+    """All r = min(a, m - 1) principal axes of X (a lossless rotation of the centred data).
+
+    Signs are fixed so that each axis's largest-magnitude entry is positive.
+    """
+    m, a = X.shape
+    mean = X.mean(axis=0)
+    _, _, Vt = np.linalg.svd(X - mean, full_matrices=False)
+    axes = Vt[: min(a, max(m - 1, 1))]
+    signs = np.sign(axes[np.arange(len(axes)), np.argmax(np.abs(axes), axis=1)])
+    return PCARotation(mean=mean, rotation=(axes * signs[:, None]).T.copy())
+
+
+def select_basis(X: np.ndarray, n_basis: int, rng: np.random.Generator) -> np.ndarray | None:
+    """Sorted indices of ``n_basis`` distinct rows of X drawn at random, or None for all.
+
+    Only distinct points are eligible (a repeated basis point makes K_nm K_mn singular); pass
+    the raw input, where repeated points are bit-identical. When ``n_basis`` reaches the number
+    of distinct points, all of them are used; if that is every point, None is returned (the
+    exact full-set energy).
+    """
+    m = len(X)
+    _, first = np.unique(X, axis=0, return_index=True)
+    distinct = np.sort(first)
+    if n_basis > len(distinct):
+        warnings.warn(
+            f"n_basis={n_basis} exceeds the {len(distinct)} distinct points of X; using all "
+            "of them",
+            stacklevel=3,
+        )
+    if n_basis >= len(distinct):
+        return None if len(distinct) == m else distinct
+    return np.sort(rng.choice(distinct, size=n_basis, replace=False))
+
+
+# ----------------------------------------------------------------------------- energy
+
+
+def _ridged_solve(M: np.ndarray, ridge: float, rhs: np.ndarray, what: str, sigma: float):
+    """(M + ridge 1)^-1 rhs.
+
+    numpy's LAPACK on purpose, not scipy's: scipy's wheels carry a second OpenBLAS whose
+    thread pool, alternating with numpy's, made evaluations 3-20x slower on 2 shared cores.
+    """
+    M = M.copy()
+    M.flat[:: len(M) + 1] += ridge
+    try:
+        return np.linalg.solve(M, rhs)
+    except np.linalg.LinAlgError as err:
+        raise np.linalg.LinAlgError(
+            f"Diffeomap: {what} is singular (sigma={sigma}, ridge={ridge}); points have "
+            "(nearly) collided -- use a smaller sigma or a larger ridge"
+        ) from err
+
+
+def _step_full(Phi, V, sigma, ridge):
+    """||v||^2 = tr(V^T (K + eps)^-1 V); its gradients wrt V and Phi; coefficients alpha."""
+    K = gaussian_kernel(Phi, Phi, sigma)
+    alpha = _ridged_solve(K, ridge, V, "K", sigma)
+    norm2 = float(np.sum(V * alpha))
+    grad_rows, grad_cols = gaussian_kernel_vjp(-(alpha @ alpha.T), K, Phi, Phi, sigma)
+    return norm2, 2.0 * alpha, grad_rows + grad_cols, alpha
+
+
+def _step_reduced(Phi, V, basis, sigma, ridge):
+    """||v||^2 = tr(beta^T K_nn beta), beta = (K_nm K_mn + eps)^-1 K_nm V; gradients; beta."""
+    centres = Phi[basis]
+    Kmn = gaussian_kernel(Phi, centres, sigma)
+    Knn = Kmn[basis]
+    A = Kmn.T @ Kmn
+    beta = _ridged_solve(A, ridge, Kmn.T @ V, "K_nm K_mn", sigma)
+    Knn_beta = Knn @ beta
+    norm2 = float(np.sum(beta * Knn_beta))
+    g = _ridged_solve(A, ridge, Knn_beta, "K_nm K_mn", sigma)
+    Kmn_g = Kmn @ g
+    # weight = 2 R g^T - 2 (K_mn g) beta^T as one product of inner dimension 2r
+    weight = np.hstack([2.0 * (V - Kmn @ beta), -2.0 * Kmn_g]) @ np.hstack([g, beta]).T
+    weight[basis] += beta @ beta.T
+    grad_Phi, grad_centres = gaussian_kernel_vjp(weight, Kmn, Phi, centres, sigma)
+    grad_Phi[basis] += grad_centres
+    return norm2, 2.0 * Kmn_g, grad_Phi, beta
+
+
+def _step(Phi, V, basis, sigma, ridge):
+    if basis is None:
+        return _step_full(Phi, V, sigma, ridge)
+    return _step_reduced(Phi, V, basis, sigma, ridge)
+
+
+@dataclass
+class EnergyParts:
+    energy: float
+    kinetic: float  # sum_k (1/p) ||v_k||^2
+    off_subspace: float  # sum_j L(Phi_p[j]) (not multiplied by lam)
+    grad: np.ndarray  # dE / dtrajectories, (p + 1, m, r); row 0 is dE/dPhi_0
+
+
+def diffeomap_energy(
+    trajectories: np.ndarray,
+    sigma: float,
+    lam: float,
+    n_components: int,
+    basis: np.ndarray | None = None,
+    ridge: float = 0.0,
+) -> EnergyParts:
+    """E = sum_{k<p} (1/p) ||v_k||^2 + lam sum_j sum_{d>=b} Phi_p[j, d]^2 and dE/dPhi.
+
+    ``trajectories`` is (p + 1, m, r) with Phi_0 first; ``basis`` None means the full set.
+    """
+    p = trajectories.shape[0] - 1
+    grad = np.zeros_like(trajectories)
+    kinetic = 0.0
+    for k in range(p):
+        V = p * (trajectories[k + 1] - trajectories[k])
+        norm2, dV, dPhi, _ = _step(trajectories[k], V, basis, sigma, ridge)
+        kinetic += norm2 / p
+        # E_k = norm2 / p, V = p (Phi_{k+1} - Phi_k): dE_k/dPhi_{k+1} = dV, dE_k/dPhi_k = ...
+        grad[k + 1] += dV
+        grad[k] += dPhi / p - dV
+    off = trajectories[p][:, n_components:]
+    off_subspace = float(np.sum(off * off))
+    grad[p][:, n_components:] += 2.0 * lam * off
+    return EnergyParts(kinetic + lam * off_subspace, kinetic, off_subspace, grad)
+
+
+def velocity_coefficients(
+    trajectories: np.ndarray, sigma: float, basis: np.ndarray | None = None, ridge: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(centres, coef), each (p, n, r): v_k(x) = sum_i coef[k, i] k(centres[k, i], x).
+
+    Full set: centres = Phi_k, coef = (K + eps)^-1 V_k; reduced set: centres = Phi_k[I],
+    coef = beta_k = (K_nm K_mn + eps)^-1 K_nm V_k -- the coefficients the energy charges.
+    """
+    p = trajectories.shape[0] - 1
+    rows = slice(None) if basis is None else basis
+    centres = np.stack([trajectories[k][rows] for k in range(p)])
+    coef = np.stack(
+        [
+            _step(
+                trajectories[k], p * (trajectories[k + 1] - trajectories[k]), basis, sigma, ridge
+            )[3]
+            for k in range(p)
+        ]
+    )
+    return centres, coef
+
+
+# ----------------------------------------------------------------------------- flow
+
+
+def _velocity(x, centres, coef, sigma):
+    """v(x) = sum_i coef_i k(centres_i, x) for the rows of x."""
+    return gaussian_kernel(x, centres, sigma) @ coef
+
+
+def _velocity_jacobian(x, centres, coef, sigma):
+    """(v(x), dv/dx): dv/dx = -(1/sigma^2) (v(x) x^T - sum_i k(x, c_i) coef_i c_i^T), (q, r, r)."""
+    Kx = gaussian_kernel(x, centres, sigma)
+    v = Kx @ coef
+    weighted = np.matmul((Kx[:, :, None] * coef[None]).transpose(0, 2, 1), centres)
+    return v, -(v[:, :, None] * x[:, None, :] - weighted) / (sigma * sigma)
+
+
+def _invert_euler_step(Y, centres, coef, sigma, h, tol, max_newton, chunk):
+    """Solve x + h v(x) = y for every row y of Y by Newton's method (explicit r x r Jacobian)."""
+    X = Y - h * _velocity(Y, centres, coef, sigma)
+    eye = np.eye(Y.shape[1])
+    for start in range(0, len(Y), chunk):
+        rows = slice(start, start + chunk)
+        x, y = X[rows], Y[rows]
+        limit = tol * (1.0 + np.max(np.abs(y)))
+        for _ in range(max_newton):
+            v, J = _velocity_jacobian(x, centres, coef, sigma)
+            residual = x + h * v - y
+            if np.max(np.abs(residual)) <= limit:
+                break
+            x = x - np.linalg.solve(eye + h * J, residual[:, :, None])[:, :, 0]
+        else:
+            raise RuntimeError(
+                f"inverse flow: Newton did not converge in {max_newton} iterations "
+                f"(largest residual {np.max(np.abs(residual)):.3g}); the Euler step is not "
+                "invertible near these points"
+            )
+        X[rows] = x
+    return X
+
+
+def integrate_flow(
+    Z: np.ndarray,
+    centres: np.ndarray,
+    coef: np.ndarray,
+    sigma: float,
+    *,
+    inverse: bool = False,
+    tol: float = 1e-12,
+    max_newton: int = 50,
+) -> np.ndarray:
+    """Forward Euler through the p steps, x <- x + (1/p) v_k(x), or its exact inverse.
+
+    The inverse solves x + (1/p) v_k(x) = y for k = p-1..0 by Newton's method until the
+    residual is below tol * (1 + max|y|); non-convergence raises RuntimeError. It forms an
+    r x r Jacobian per point (cost O(n r^2 + r^3) per point and iteration), so it is meant
+    for checks in moderate dimension r.
+    """
+    p = len(coef)
+    h = 1.0 / p
+    Z = np.array(Z, dtype=np.float64)
+    n, r = coef.shape[1:]
+    chunk = max(1, 4_000_000 // (n * r + r * r))
+    for k in reversed(range(p)) if inverse else range(p):
+        if inverse:
+            Z = _invert_euler_step(Z, centres[k], coef[k], sigma, h, tol, max_newton, chunk)
+        else:
+            Z = Z + h * _velocity(Z, centres[k], coef[k], sigma)
+    return Z
+
+
+# ----------------------------------------------------------------------------- optimisation
+
+
+@dataclass
+class DiffeomapFit:
+    trajectories: np.ndarray  # (p + 1, m, r)
+    energy: float
+    kinetic: float
+    off_subspace: float
+    n_iter: int
+    n_evaluations: int
+    energy_trace: np.ndarray  # energy after each CG iteration
+    message: str
+
+
+def fit_trajectories(
+    Z: np.ndarray,
+    *,
+    n_components: int,
+    sigma: float,
+    lam: float,
+    p: int,
+    basis: np.ndarray | None,
+    max_iter: int,
+    ridge: float = 0.0,
+    init: np.ndarray | None = None,
+) -> DiffeomapFit:
+    """Minimise E over Phi_1..Phi_p by scipy's nonlinear CG, from Phi_k = Z unless ``init``
+    (p, m, r) is given. Runs ``max_iter`` iterations (gtol = 0) unless the line search fails."""
+    m, r = Z.shape
+    start = np.broadcast_to(Z, (p, m, r)) if init is None else init
+    state = {"evaluations": 0}
+
+    def objective(z):
+        trajectories = np.concatenate([Z[None], z.reshape(p, m, r)])
+        parts = diffeomap_energy(trajectories, sigma, lam, n_components, basis, ridge)
+        state["evaluations"] += 1
+        if not np.isfinite(parts.energy) or not np.isfinite(parts.grad).all():
+            raise FloatingPointError(
+                f"Diffeomap energy diverged ({parts.energy}) after {state['evaluations']} "
+                f"evaluations (sigma={sigma}, lam={lam})"
+            )
+        return parts.energy, parts.grad[1:].ravel()
+
+    trace: list[float] = []
+
+    def record(intermediate_result):
+        trace.append(float(intermediate_result.fun))
+
+    result = minimize(
+        objective,
+        np.array(start, dtype=np.float64).ravel(),
+        jac=True,
+        method="CG",
+        callback=record,
+        options={"maxiter": int(max_iter), "gtol": 0.0},
+    )
+    trajectories = np.concatenate([Z[None], result.x.reshape(p, m, r)])
+    parts = diffeomap_energy(trajectories, sigma, lam, n_components, basis, ridge)
+    return DiffeomapFit(
+        trajectories=trajectories,
+        energy=parts.energy,
+        kinetic=parts.kinetic,
+        off_subspace=parts.off_subspace,
+        n_iter=int(result.nit),
+        n_evaluations=state["evaluations"],
+        energy_trace=np.asarray(trace),
+        message=str(result.message),
+    )
+
+
+# ----------------------------------------------------------------------------- estimator
+
+
+class Diffeomap(TransformerMixin, BaseEstimator):
+    """Diffeomorphic dimensionality reduction (see the module docstring for the equations).
+
+    Parameters: ``n_components`` b; ``sigma`` the Gaussian kernel width (in the units of X);
+    ``lam`` the weight of the off-subspace penalty; ``p`` time steps; ``n_basis`` reduced-set
+    size n (clipped, with a warning, to the number of distinct points; all points gives the
+    exact full-set energy); ``max_iter`` CG iterations; ``ridge`` constant added to the
+    diagonal of the matrix inverted in each step; ``random_state`` seeds the basis choice.
+
+    Attributes: ``embedding_`` (m x b) = first b coordinates of Phi_p in the PCA frame;
+    ``trajectories_`` (p + 1, m, r); ``pca_`` (mean, rotation); ``basis_`` (basis point
+    indices); ``flow_centres_``, ``flow_coef_`` (p, n, r) the learned velocity field;
+    ``energy_``, ``kinetic_energy_``, ``off_subspace_energy_``, ``energy_trace_``,
+    ``n_iter_``, ``n_evaluations_``, ``optimizer_message_``.
+    """
+
+    def __init__(
+        self,
+        n_components: int = 2,
+        sigma: float = 1.0,
+        lam: float = 1.0,
+        p: int = 20,
+        n_basis: int = 300,
+        max_iter: int = 1000,
+        ridge: float = 1e-10,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.sigma = sigma
+        self.lam = lam
+        self.p = p
+        self.n_basis = n_basis
+        self.max_iter = max_iter
+        self.ridge = ridge
+        self.random_state = random_state
+
+    def _check_params(self) -> None:
+        checks = {
+            "n_components": int(self.n_components) == self.n_components and self.n_components >= 1,
+            "sigma": np.isfinite(self.sigma) and self.sigma > 0,
+            "lam": np.isfinite(self.lam) and self.lam >= 0,
+            "p": int(self.p) == self.p and self.p >= 1,
+            "n_basis": int(self.n_basis) == self.n_basis and self.n_basis >= 1,
+            "max_iter": int(self.max_iter) == self.max_iter and self.max_iter >= 0,
+            "ridge": np.isfinite(self.ridge) and self.ridge >= 0,
+        }
+        for name, ok in checks.items():
+            if not ok:
+                raise ValueError(f"Diffeomap: invalid {name}={getattr(self, name)!r}")
+
+    def fit(self, X, y=None):
+        self._check_params()
+        X = check_points(X)
+        pca = fit_pca_rotation(X)
+        Z = pca.apply(X)
+        if Z.shape[1] <= self.n_components:
+            raise ValueError(
+                f"Diffeomap: n_components={self.n_components} must be below the {Z.shape[1]} "
+                f"principal axes of X (shape {X.shape})"
+            )
+        basis = select_basis(X, int(self.n_basis), np.random.default_rng(self.random_state))
+        fit = fit_trajectories(
+            Z,
+            n_components=int(self.n_components),
+            sigma=float(self.sigma),
+            lam=float(self.lam),
+            p=int(self.p),
+            basis=basis,
+            max_iter=int(self.max_iter),
+            ridge=float(self.ridge),
+        )
+        self.pca_ = pca
+        self.n_features_in_ = X.shape[1]
+        self.basis_ = np.arange(len(X)) if basis is None else basis
+        self.trajectories_ = fit.trajectories
+        self.flow_centres_, self.flow_coef_ = velocity_coefficients(
+            fit.trajectories, float(self.sigma), basis, float(self.ridge)
+        )
+        self.embedding_ = fit.trajectories[-1][:, : self.n_components].copy()
+        self.energy_ = fit.energy
+        self.kinetic_energy_ = fit.kinetic
+        self.off_subspace_energy_ = fit.off_subspace
+        self.energy_trace_ = fit.energy_trace
+        self.n_iter_ = fit.n_iter
+        self.n_evaluations_ = fit.n_evaluations
+        self.optimizer_message_ = fit.message
+        return self
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X).embedding_.copy()
+
+    def flow(self, X) -> np.ndarray:
+        """phi(x, 1) of new points X (q x a), all r coordinates in the PCA frame."""
+        check_is_fitted(self, "flow_coef_")
+        Z = self.pca_.apply(check_points(X, "X", self.n_features_in_))
+        return integrate_flow(Z, self.flow_centres_, self.flow_coef_, float(self.sigma))
+
+    def inverse_flow(self, Y) -> np.ndarray:
+        """The points of the input space whose flow ends at Y (q x r, PCA frame)."""
+        check_is_fitted(self, "flow_coef_")
+        Y = check_points(Y, "Y", self.flow_coef_.shape[2])
+        Z = integrate_flow(Y, self.flow_centres_, self.flow_coef_, float(self.sigma), inverse=True)
+        return self.pca_.invert(Z)
+
+    def transform(self, X) -> np.ndarray:
+        """First b coordinates of phi(x, 1) for new points X (q x a)."""
+        return self.flow(X)[:, : self.n_components]

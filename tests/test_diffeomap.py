@@ -1,0 +1,267 @@
+"""Diffeomap: energy and gradient, reduced set, optimiser, flow and estimator."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+
+from embedlab.kernels.diffeomap import gaussian_kernel, gaussian_kernel_vjp
+from embedlab.methods.diffeomap import (
+    Diffeomap,
+    diffeomap_energy,
+    fit_pca_rotation,
+    fit_trajectories,
+    integrate_flow,
+    select_basis,
+    velocity_coefficients,
+)
+
+
+def random_trajectories(m=12, a=3, p=3, seed=0, spread=0.3):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, a))
+    steps = spread * rng.standard_normal((p, m, a))
+    return np.concatenate([X[None], X[None] + np.cumsum(steps, axis=0)])
+
+
+def parabola(m=40, seed=0):
+    """Noisy points on a bent 1-D curve in 2-D; parameter s orders them along the curve."""
+    rng = np.random.default_rng(seed)
+    s = np.sort(rng.uniform(-1.0, 1.0, m))
+    return np.c_[2.0 * s, s**2] + 0.02 * rng.standard_normal((m, 2)), s
+
+
+# ----------------------------------------------------------------------------- kernels
+
+
+@pytest.mark.parametrize("dims", [4, 100], ids=["differences", "inner-products"])
+def test_gaussian_kernel_matches_definition(dims):
+    rng = np.random.default_rng(dims)
+    A, B = rng.standard_normal((7, dims)), rng.standard_normal((5, dims))
+    A[2] = B[1]
+    sigma = 0.3 * np.sqrt(dims)
+    K = gaussian_kernel(A, B, sigma)
+    sq = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(K, np.exp(-sq / (2 * sigma**2)), rtol=1e-12, atol=1e-14)
+    assert K[2, 1] == pytest.approx(1.0, abs=1e-14)
+
+
+def test_gaussian_kernel_vjp_matches_finite_differences():
+    rng = np.random.default_rng(3)
+    A, B, W = rng.standard_normal((7, 4)), rng.standard_normal((5, 4)), rng.random((7, 5))
+    sigma = 0.8
+    K = gaussian_kernel(A, B, sigma)
+    gA, gB = gaussian_kernel_vjp(W, K, A, B, sigma)
+    h = 1e-6
+    for X, g, which in ((A, gA, 0), (B, gB, 1)):
+        num = np.zeros_like(X)
+        for idx in np.ndindex(X.shape):
+            Xp, Xm = X.copy(), X.copy()
+            Xp[idx] += h
+            Xm[idx] -= h
+            args_p = (Xp, B) if which == 0 else (A, Xp)
+            args_m = (Xm, B) if which == 0 else (A, Xm)
+            num[idx] = (
+                np.sum(W * gaussian_kernel(*args_p, sigma))
+                - np.sum(W * gaussian_kernel(*args_m, sigma))
+            ) / (2 * h)
+        np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-9)
+
+
+# ----------------------------------------------------------------------------- energy
+
+
+@pytest.mark.parametrize("basis", [None, "half", "all"], ids=["full", "n=6", "n=m"])
+def test_energy_gradient_matches_central_differences(basis):
+    T = random_trajectories()
+    m = T.shape[1]
+    index = {None: None, "half": np.array([0, 2, 3, 7, 9, 11]), "all": np.arange(m)}[basis]
+    ridge = 1e-3 if basis == "half" else 0.0
+
+    def energy(T):
+        return diffeomap_energy(T, sigma=1.0, lam=0.7, n_components=1, basis=index, ridge=ridge)
+
+    parts = energy(T)
+    assert parts.kinetic > 0 and parts.off_subspace > 0
+    numeric = np.zeros_like(T)
+    h = 1e-5
+    for idx in np.ndindex(T.shape):
+        Tp, Tm = T.copy(), T.copy()
+        Tp[idx] += h
+        Tm[idx] -= h
+        numeric[idx] = (energy(Tp).energy - energy(Tm).energy) / (2 * h)
+    scale = np.abs(numeric).max()
+    assert np.abs(parts.grad - numeric).max() / scale < 1e-6
+
+
+def test_reduced_set_with_every_point_equals_full_energy():
+    T = random_trajectories(seed=1)
+    full = diffeomap_energy(T, sigma=0.9, lam=0.5, n_components=2, basis=None)
+    reduced = diffeomap_energy(T, sigma=0.9, lam=0.5, n_components=2, basis=np.arange(T.shape[1]))
+    assert abs(reduced.energy - full.energy) <= 1e-8 * full.energy
+    np.testing.assert_allclose(
+        reduced.grad, full.grad, rtol=1e-6, atol=1e-8 * np.abs(full.grad).max()
+    )
+    # and a strict subset is a different (smaller-span) energy
+    subset = diffeomap_energy(T, sigma=0.9, lam=0.5, n_components=2, basis=np.arange(6))
+    assert abs(subset.energy - full.energy) > 1e-3 * full.energy
+
+
+def test_energy_parts_at_identity_flow():
+    T = np.repeat(random_trajectories(p=0)[0][None], 4, axis=0)
+    parts = diffeomap_energy(T, sigma=1.0, lam=2.0, n_components=1, basis=np.arange(5))
+    assert parts.kinetic == 0.0
+    assert parts.off_subspace == pytest.approx(np.sum(T[-1][:, 1:] ** 2))
+    assert parts.energy == pytest.approx(2.0 * parts.off_subspace)
+    np.testing.assert_array_equal(parts.grad[:-1], 0.0)
+
+
+# ----------------------------------------------------------------------------- optimiser
+
+
+def test_without_penalty_the_identity_flow_is_kept_and_regained():
+    X = random_trajectories(p=0, seed=2)[0]
+    Z = fit_pca_rotation(X).apply(X)
+    p = 3
+    kept = fit_trajectories(Z, n_components=1, sigma=0.5, lam=0.0, p=p, basis=None, max_iter=50)
+    assert kept.n_iter == 0 and kept.energy == 0.0
+    np.testing.assert_array_equal(kept.trajectories, np.repeat(Z[None], p + 1, axis=0))
+
+    init = Z[None] + 0.05 * np.random.default_rng(0).standard_normal((p,) + Z.shape)
+    start = diffeomap_energy(np.concatenate([Z[None], init]), 0.5, 0.0, 1).energy
+    back = fit_trajectories(
+        Z, n_components=1, sigma=0.5, lam=0.0, p=p, basis=None, max_iter=300, init=init
+    )
+    assert start > 1.0 and back.energy < 1e-12 * start
+    np.testing.assert_allclose(back.trajectories, np.repeat(Z[None], p + 1, axis=0), atol=1e-8)
+
+    # reduced set: zero energy is reached too, but only the fitted field is pinned down
+    # (velocity components outside the span of K_mn cost nothing): the flow is the identity
+    basis = np.arange(0, len(Z), 2)
+    reduced = fit_trajectories(
+        Z, n_components=1, sigma=0.5, lam=0.0, p=p, basis=basis, max_iter=300, init=init
+    )
+    assert reduced.energy < 1e-12 * start
+    centres, coef = velocity_coefficients(reduced.trajectories, 0.5, basis)
+    np.testing.assert_allclose(integrate_flow(Z, centres, coef, 0.5), Z, atol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def curve_fit():
+    X, s = parabola()
+    model = Diffeomap(
+        n_components=1, sigma=0.3, lam=10.0, p=5, n_basis=20, max_iter=300, random_state=0
+    )
+    return X, s, model, model.fit_transform(X)
+
+
+def test_diffeomap_flattens_a_bent_curve(curve_fit):
+    X, s, model, Y = curve_fit
+    L0 = np.sum(model.trajectories_[0][:, 1:] ** 2)
+    assert model.off_subspace_energy_ < 0.05 * L0
+    assert model.energy_ < 10.0 * L0  # == lam * L at the start
+    assert model.energy_trace_[-1] == pytest.approx(model.energy_)
+    assert np.all(np.diff(model.energy_trace_) <= 1e-12 * model.energy_trace_[0])
+    assert abs(spearmanr(Y[:, 0], s).statistic) > 0.99  # order along the curve is kept
+
+
+def test_learned_flow_is_invertible_on_the_data(curve_fit):
+    X, _, model, _ = curve_fit
+    end = model.flow(X)
+    np.testing.assert_allclose(model.inverse_flow(end), X, atol=1e-9)
+    # the inverse is not a formality: starting from other end points gives other inputs
+    moved = model.inverse_flow(end + 0.05)
+    assert np.abs(moved - X).min() > 1e-3
+
+
+def test_transform_of_training_points_reproduces_the_fitted_trajectories():
+    # full set: forward Euler with the p steps is exactly the discretisation of V_k
+    X, _ = parabola(m=16, seed=1)
+    model = Diffeomap(
+        n_components=1, sigma=0.4, lam=5.0, p=3, n_basis=16, max_iter=60, ridge=0.0
+    ).fit(X)
+    assert model.basis_.size == 16 and model.flow_coef_.shape == (3, 16, 2)
+    displacement = np.abs(model.trajectories_[-1] - model.trajectories_[0]).max()
+    assert displacement > 0.1
+    np.testing.assert_allclose(model.flow(X), model.trajectories_[-1], atol=1e-7 * displacement)
+    np.testing.assert_allclose(model.transform(X), model.embedding_, atol=1e-7 * displacement)
+
+
+def test_transform_of_training_points_with_reduced_set(curve_fit):
+    # reduced set: the flow follows K_mn beta_k, the charged part of V_k; the fitted Phi_p
+    # also carries the uncharged residual, so the two agree only approximately
+    X, _, model, Y = curve_fit
+    displacement = np.abs(model.trajectories_[-1] - model.trajectories_[0]).max()
+    gap = np.abs(model.transform(X) - Y).max()
+    assert 1e-8 * displacement < gap < 0.1 * displacement
+
+
+# ----------------------------------------------------------------------------- estimator
+
+
+def test_estimator_is_deterministic_and_uses_a_seeded_basis():
+    X, _ = parabola(m=30, seed=4)
+    kwargs = dict(n_components=1, sigma=0.3, lam=1.0, p=3, n_basis=10, max_iter=20)
+    a = Diffeomap(random_state=7, **kwargs).fit(X)
+    b = Diffeomap(random_state=7, **kwargs).fit(X)
+    c = Diffeomap(random_state=8, **kwargs).fit(X)
+    np.testing.assert_array_equal(a.embedding_, b.embedding_)
+    np.testing.assert_array_equal(a.basis_, b.basis_)
+    assert not np.array_equal(a.basis_, c.basis_)
+    assert a.trajectories_.shape == (4, 30, 2) and a.n_iter_ == 20
+    assert a.pca_.rotation.shape == (2, 2) and a.pca_.mean.shape == (2,)
+
+
+def test_pca_rotation_is_lossless_and_sorted():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((50, 4)) * [0.5, 3.0, 1.0, 2.0] + 7.0
+    pca = fit_pca_rotation(X)
+    Z = pca.apply(X)
+    np.testing.assert_allclose(pca.invert(Z), X, atol=1e-12)
+    variances = Z.var(axis=0)
+    assert np.all(np.diff(variances) < 0)
+    np.testing.assert_allclose(Z.mean(axis=0), 0.0, atol=1e-12)
+
+
+def test_basis_uses_distinct_points_and_clips_with_a_warning():
+    X = np.repeat(np.arange(10.0)[:, None], 2, axis=1)
+    X = np.vstack([X, X[:3]])  # 13 points, 10 distinct
+    rng = np.random.default_rng(0)
+    basis = select_basis(X, 5, rng)
+    assert len(np.unique(X[basis], axis=0)) == 5
+    with pytest.warns(UserWarning, match="n_basis=20 exceeds the 10 distinct points"):
+        basis = select_basis(X, 20, rng)
+    assert len(basis) == 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert select_basis(X[:10], 10, rng) is None  # every point, all distinct: full set
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"sigma": 0.0}, "sigma=0.0"),
+        ({"lam": -1.0}, "lam=-1.0"),
+        ({"p": 0}, "p=0"),
+        ({"n_basis": 0}, "n_basis=0"),
+        ({"n_components": 2}, "n_components=2 must be below the 2 principal axes"),
+    ],
+)
+def test_bad_parameters_are_rejected(params, message):
+    X, _ = parabola(m=10)
+    kwargs = {"n_components": 1, **params}
+    with pytest.raises(ValueError, match=message):
+        Diffeomap(**kwargs).fit(X)
+
+
+def test_bad_input_is_rejected():
+    X, _ = parabola(m=10)
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"1 NaN/inf values \(first at row 3, column 1"):
+        Diffeomap(n_components=1).fit(X)
+    model = Diffeomap(n_components=1, p=2, n_basis=5, max_iter=2).fit(parabola(m=10)[0])
+    with pytest.raises(ValueError, match="3 features; the model was fitted on 2"):
+        model.transform(np.zeros((2, 3)))
