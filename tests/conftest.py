@@ -8,6 +8,10 @@ skipped elsewhere.
 from __future__ import annotations
 
 import os
+
+# Parallel numba kernels on a loaded 2-core machine: GNU OpenMP's default busy-waiting makes a
+# short parallel region 100x slower when threads compete; passive waiting costs ~nothing here.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from pathlib import Path
 
 import pytest

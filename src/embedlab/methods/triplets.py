@@ -1,0 +1,427 @@
+"""Triplet embeddings: GNMDS, CKL, STE (X and K forms) and t-STE (X form).
+
+Objectives (a = d_ij^2, b = d_il^2 per triplet t = (i, j, l); per-triplet losses in
+:mod:`embedlab.kernels.triplets`):
+
+* X forms optimise coordinates X (n x dims):  C(X) = sum_t L(a_t, b_t) + lam ||X||_F^2.
+* K forms optimise a PSD Gram matrix K (n x n), a = k_ii + k_jj - 2 k_ij:
+  C(K) = sum_t L(a_t, b_t) + lam trace(K), by projected gradient descent (projection onto
+  the PSD cone by eigen-decomposition after every step). CKL-K keeps k_ii = 1: after the
+  PSD projection, K is rescaled to D^-1/2 K D^-1/2 (D = diag K), which stays PSD and has a
+  unit diagonal exactly (a rescaling, not the exact Frobenius projection onto the
+  intersection of both sets). The embedding is classical MDS of K's distances: the top
+  ``n_components`` eigenvectors of the double-centred K, scaled by sqrt(eigenvalue).
+
+Optimiser (one routine, :func:`adaptive_descent`, for all seven): van der Maaten's STE code
+protocol -- plain gradient descent with step ``learning_rate * n / m``, multiplied by 1.01
+after a step that decreased the cost and halved otherwise; stop after 5 steps in a row
+without decrease or after ``max_iter`` (1000) iterations; return the best iterate seen.
+X forms start from N(0, 1e-4^2), K forms from K = Y Y^T with Y ~ N(0, 0.1^2) (n x dims).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
+
+from embedlab.evaluate.triplets import check_triplets, triplet_error
+from embedlab.kernels import triplets as kern
+
+# K forms on at most this many items run their eigen-decompositions on one BLAS thread:
+# threads do not pay off for small matrices and stall badly on a loaded machine
+SMALL_GRAM = 256
+
+# ----------------------------------------------------------------------------- objectives
+
+
+class CoordsObjective:
+    """C(X) = sum_t L(||x_i - x_j||^2, ||x_i - x_l||^2) + lam ||X||_F^2 and dC/dX."""
+
+    def __init__(self, loss: int, param: float, lam: float, triplets: np.ndarray):
+        self.loss, self.param, self.lam = int(loss), float(param), float(lam)
+        self.triplets = np.ascontiguousarray(triplets, dtype=np.int64)
+
+    def __call__(self, X: np.ndarray) -> tuple[float, np.ndarray]:
+        cost, G = kern.coords_cost_grad(self.loss, self.param, X, self.triplets)
+        cost = float(cost)
+        if self.lam:
+            cost += self.lam * float(np.sum(X * X))
+            G += 2.0 * self.lam * X
+        return cost, G
+
+
+class GramObjective:
+    """C(K) = sum_t L(k_ii + k_jj - k_ij - k_ji, k_ii + k_ll - k_il - k_li) + lam trace(K)
+    and dC/dK (each entry of K treated as a free variable; symmetric for symmetric K)."""
+
+    def __init__(self, loss: int, param: float, lam: float, triplets: np.ndarray, n: int):
+        self.loss, self.param, self.lam, self.n = int(loss), float(param), float(lam), int(n)
+        self.triplets = np.ascontiguousarray(triplets, dtype=np.int64)
+        self.indptr, self.slots = kern.incidence(self.triplets, n)
+
+    def __call__(self, K: np.ndarray) -> tuple[float, np.ndarray]:
+        loss, ga, gb = kern.triplet_terms(self.loss, self.param, K, self.triplets, True)
+        G = kern.gather_grad_gram(self.n, self.triplets, self.indptr, self.slots, ga, gb)
+        cost = float(np.sum(loss))
+        if self.lam:
+            cost += self.lam * float(np.trace(K))
+            G[np.diag_indices(self.n)] += self.lam
+        return cost, G
+
+
+# ------------------------------------------------------------------- PSD cone and embedding
+
+
+def project_psd(K: np.ndarray) -> np.ndarray:
+    """Nearest positive semidefinite matrix in Frobenius norm: V max(w, 0) V^T of sym(K)."""
+    S = 0.5 * (K + K.T)
+    w, V = np.linalg.eigh(S)
+    return (V * np.maximum(w, 0.0)) @ V.T
+
+
+def project_unit_diagonal(K: np.ndarray) -> np.ndarray:
+    """PSD projection, then D^-1/2 K D^-1/2: PSD with k_ii = 1 (a zero row gets k_ii = 1)."""
+    P = project_psd(K)
+    d = np.diag(P).copy()
+    empty = d <= 1e-300
+    d[empty] = 1.0
+    P[empty, empty] = 1.0
+    s = 1.0 / np.sqrt(d)
+    P = P * s[:, None] * s[None, :]
+    P[np.diag_indices(len(P))] = 1.0
+    return P
+
+
+def gram_embedding(K: np.ndarray, n_components: int) -> np.ndarray:
+    """Classical MDS of a Gram matrix: top eigenvectors of H K H scaled by sqrt(eigenvalue),
+    H = I - 11^T / n (keeps every d_ij^2 = k_ii + k_jj - 2 k_ij). Each axis' sign is fixed so
+    that its largest-magnitude coordinate is positive."""
+    n = len(K)
+    S = 0.5 * (K + K.T)
+    S = S - S.mean(axis=0, keepdims=True)
+    S = S - S.mean(axis=1, keepdims=True)
+    w, V = np.linalg.eigh(S)
+    top = np.argsort(w)[::-1][:n_components]
+    Y = V[:, top] * np.sqrt(np.maximum(w[top], 0.0))
+    flip = Y[np.abs(Y).argmax(axis=0), np.arange(Y.shape[1])] < 0
+    Y[:, flip] *= -1.0
+    assert Y.shape == (n, n_components)
+    return Y
+
+
+# ----------------------------------------------------------------------------- optimiser
+
+
+@dataclass
+class DescentResult:
+    """Best iterate of :func:`adaptive_descent`, its cost and the cost trace."""
+
+    x: np.ndarray
+    cost: float
+    n_iter: int
+    costs: list[float] = field(default_factory=list)
+
+
+def adaptive_descent(
+    objective: Callable[[np.ndarray], tuple[float, np.ndarray]],
+    x0: np.ndarray,
+    *,
+    step: float,
+    max_iter: int = 1000,
+    tol: float = 1e-7,
+    patience: int = 5,
+    project: Callable[[np.ndarray], np.ndarray] | None = None,
+    name: str = "objective",
+    verbose: bool = False,
+) -> DescentResult:
+    """(Projected) gradient descent with van der Maaten's step rule.
+
+    x <- project(x - eta grad C(x)); eta *= 1.01 when C dropped by more than ``tol`` (an
+    absolute amount, 1e-7 as in the reference code) since the previous iterate, else
+    eta *= 0.5. Stops after ``patience``
+    consecutive non-decreasing iterations or ``max_iter`` iterations; returns the iterate
+    with the lowest cost. A non-finite cost or gradient raises FloatingPointError.
+    """
+    if not (np.isfinite(step) and step > 0):
+        raise ValueError(f"{name}: step must be a positive number, got {step}")
+    x = np.array(x0, dtype=np.float64)
+    best_x, best_cost = x, np.inf
+    prev = np.inf
+    eta = float(step)
+    no_decrease = 0
+    costs: list[float] = []
+    it = 0
+    for it in range(1, int(max_iter) + 1):
+        cost, grad = objective(x)
+        if not np.isfinite(cost) or not np.isfinite(grad).all():
+            raise FloatingPointError(
+                f"{name}: optimisation diverged at iteration {it} (cost {cost}, step {eta:.3g})"
+            )
+        costs.append(cost)
+        if cost < best_cost:
+            best_x, best_cost = x, cost
+        x = x - eta * grad
+        if project is not None:
+            x = project(x)
+        if prev > cost + tol:
+            eta *= 1.01
+            no_decrease = 0
+        else:
+            eta *= 0.5
+            no_decrease += 1
+        prev = cost
+        if verbose and it % 100 == 0:
+            print(f"{name}: iteration {it}, cost {cost:.6g}, step {eta:.3g}")
+        if no_decrease >= patience:
+            break
+    return DescentResult(x=best_x, cost=float(best_cost), n_iter=it, costs=costs)
+
+
+# ----------------------------------------------------------------------------- estimators
+
+
+class _TripletEmbedding(BaseEstimator):
+    """Shared fit/score of the triplet estimators. Subclasses set the loss code, the forms
+    they support, the default learning rate per form and the loss parameter."""
+
+    _loss: int
+    _forms: tuple[str, ...] = ("X", "K")
+    _default_learning_rate: dict[str, float] = {"X": 1.0, "K": 1.0}
+
+    def _loss_param(self) -> float:
+        return 0.0
+
+    def _form(self) -> str:
+        return getattr(self, "form", "X")
+
+    def _check_params(self, n: int) -> None:
+        name = type(self).__name__
+        form = self._form()
+        if form not in self._forms:
+            raise ValueError(f"{name}: form must be one of {self._forms}, got {form!r}")
+        k = self.n_components
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+            raise ValueError(f"{name}: n_components must be a positive integer, got {k!r}")
+        if form == "K" and k > n:
+            raise ValueError(f"{name}: n_components = {k} exceeds the number of items {n}")
+        if not (np.isfinite(self.lam) and self.lam >= 0):
+            raise ValueError(f"{name}: lam must be a finite number >= 0, got {self.lam}")
+        if int(self.max_iter) < 1:
+            raise ValueError(f"{name}: max_iter must be >= 1, got {self.max_iter}")
+
+    def fit(self, triplets: Any, n: int | None = None) -> _TripletEmbedding:
+        """Embed the items of ``triplets`` ((m, 3) ints; n = number of items, default
+        largest index + 1). Sets ``embedding_`` (n x n_components), ``cost_``, ``n_iter_``,
+        ``cost_history_`` and, for K forms, ``kernel_``."""
+        trip, n = check_triplets(triplets, n)
+        self._check_params(n)
+        form = self._form()
+        name = f"{type(self).__name__}-{form}"
+        lr = self.learning_rate
+        lr = self._default_learning_rate[form] if lr is None else float(lr)
+        step = lr * n / len(trip)
+        rng = np.random.default_rng(self.random_state)
+        dims = int(self.n_components)
+        param = self._loss_param()
+        if form == "X":
+            objective = CoordsObjective(self._loss, param, self.lam, trip)
+            x0 = rng.normal(0.0, 1e-4, size=(n, dims))
+            project = None
+        else:
+            objective = GramObjective(self._loss, param, self.lam, trip, n)
+            Y0 = rng.normal(0.0, 0.1, size=(n, dims))
+            project = project_unit_diagonal if self._loss == kern.CKL else project_psd
+            x0 = project(Y0 @ Y0.T)
+        single_blas = form == "K" and n <= SMALL_GRAM
+        with threadpool_limits(limits=1, user_api="blas") if single_blas else nullcontext():
+            res = adaptive_descent(
+                objective,
+                x0,
+                step=step,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                project=project,
+                name=name,
+                verbose=self.verbose,
+            )
+        if form == "X":
+            self.embedding_ = res.x
+        else:
+            self.kernel_ = res.x
+            self.embedding_ = gram_embedding(res.x, dims)
+        self.cost_ = res.cost
+        self.n_iter_ = res.n_iter
+        self.cost_history_ = np.asarray(res.costs)
+        self.n_items_ = n
+        return self
+
+    def fit_transform(self, triplets: Any, n: int | None = None) -> np.ndarray:
+        """Fit and return ``embedding_``."""
+        return self.fit(triplets, n=n).embedding_
+
+    def score(self, triplets: Any) -> float:
+        """Fraction of ``triplets`` that ``embedding_`` satisfies (d_ij < d_il)."""
+        check_is_fitted(self, "embedding_")
+        return 1.0 - triplet_error(self.embedding_, triplets)
+
+
+class GNMDS(_TripletEmbedding):
+    """Generalised non-metric MDS: hinge loss max(0, 1 + d_ij^2 - d_il^2).
+
+    form="X": + lam ||X||^2 (van der Maaten's default lam = 0); form="K": + lam trace(K).
+    """
+
+    _loss = kern.GNMDS
+
+    def __init__(
+        self,
+        n_components: int = 2,
+        form: str = "X",
+        lam: float = 0.0,
+        learning_rate: float | None = None,
+        max_iter: int = 1000,
+        tol: float = 1e-7,
+        random_state: Any = None,
+        verbose: bool = False,
+    ):
+        self.n_components = n_components
+        self.form = form
+        self.lam = lam
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+
+class CKL(_TripletEmbedding):
+    """Crowd kernel learning: minimise -sum log p, p = (d_il^2 + mu) / (d_ij^2 + d_il^2 + 2 mu).
+
+    form="X": + lam ||X||^2; form="K": K PSD with k_ii = 1 (lam must be 0: trace(K) = n).
+    """
+
+    _loss = kern.CKL
+    _default_learning_rate = {"X": 1.0, "K": 1.0}
+
+    def __init__(
+        self,
+        n_components: int = 2,
+        form: str = "X",
+        mu: float = 0.05,
+        lam: float = 0.0,
+        learning_rate: float | None = None,
+        max_iter: int = 1000,
+        tol: float = 1e-7,
+        random_state: Any = None,
+        verbose: bool = False,
+    ):
+        self.n_components = n_components
+        self.form = form
+        self.mu = mu
+        self.lam = lam
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _check_params(self, n: int) -> None:
+        super()._check_params(n)
+        if not (np.isfinite(self.mu) and self.mu >= 0):
+            raise ValueError(f"CKL: mu must be a finite number >= 0, got {self.mu}")
+        if self.form == "K" and self.lam != 0:
+            raise ValueError(
+                f"CKL-K fixes k_ii = 1, so trace(K) is constant: lam must be 0, got {self.lam}"
+            )
+
+    def _loss_param(self) -> float:
+        return float(self.mu)
+
+
+class STE(_TripletEmbedding):
+    """Stochastic triplet embedding: maximise sum log p,
+    p = exp(-d_ij^2) / (exp(-d_ij^2) + exp(-d_il^2)).
+
+    form="X": + lam ||X||^2; form="K": + lam trace(K) (convex in K).
+    """
+
+    _loss = kern.STE
+
+    def __init__(
+        self,
+        n_components: int = 2,
+        form: str = "X",
+        lam: float = 0.0,
+        learning_rate: float | None = None,
+        max_iter: int = 1000,
+        tol: float = 1e-7,
+        random_state: Any = None,
+        verbose: bool = False,
+    ):
+        self.n_components = n_components
+        self.form = form
+        self.lam = lam
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+
+class TSTE(_TripletEmbedding):
+    """t-distributed STE (X form only): maximise sum log p with the Student-t kernel
+    q(d^2) = (1 + d^2 / alpha)^(-(alpha + 1) / 2), p = q(d_ij^2) / (q(d_ij^2) + q(d_il^2));
+    alpha = None means n_components - 1 (1 for two dimensions). + lam ||X||^2."""
+
+    _loss = kern.TSTE
+    _forms = ("X",)
+    _default_learning_rate = {"X": 2.0}
+
+    def __init__(
+        self,
+        n_components: int = 2,
+        alpha: float | None = None,
+        lam: float = 0.0,
+        learning_rate: float | None = None,
+        max_iter: int = 1000,
+        tol: float = 1e-7,
+        random_state: Any = None,
+        verbose: bool = False,
+    ):
+        self.n_components = n_components
+        self.alpha = alpha
+        self.lam = lam
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _loss_param(self) -> float:
+        return float(self.alpha_)
+
+    def _check_params(self, n: int) -> None:
+        super()._check_params(n)
+        alpha = max(int(self.n_components) - 1, 1) if self.alpha is None else self.alpha
+        if not (np.isfinite(alpha) and alpha > 0):
+            raise ValueError(f"TSTE: alpha must be a positive number, got {alpha}")
+        self.alpha_ = float(alpha)
+
+
+METHODS: dict[str, Callable[..., _TripletEmbedding]] = {
+    "GNMDS-K": lambda **kw: GNMDS(form="K", **kw),
+    "GNMDS-X": lambda **kw: GNMDS(form="X", **kw),
+    "CKL-K": lambda **kw: CKL(form="K", **kw),
+    "CKL-X": lambda **kw: CKL(form="X", **kw),
+    "STE-K": lambda **kw: STE(form="K", **kw),
+    "STE-X": lambda **kw: STE(form="X", **kw),
+    "t-STE-X": lambda **kw: TSTE(**kw),
+}
+"""The seven methods of the paper's Fig. 2, by the paper's names."""

@@ -1,0 +1,400 @@
+"""Triplet-embedding objectives, projections, optimiser, estimators and evaluation helpers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from embedlab.evaluate.neighbours import loo_1nn_error_rate
+from embedlab.evaluate.triplets import (
+    check_triplets,
+    kfold_triplets,
+    select_by_validation,
+    triplet_error,
+)
+from embedlab.kernels import triplets as kern
+from embedlab.methods.triplets import (
+    CKL,
+    GNMDS,
+    METHODS,
+    STE,
+    TSTE,
+    CoordsObjective,
+    GramObjective,
+    adaptive_descent,
+    gram_embedding,
+    project_psd,
+    project_unit_diagonal,
+)
+
+X_LOSSES = {
+    "GNMDS": (kern.GNMDS, 0.0),
+    "CKL": (kern.CKL, 0.1),
+    "STE": (kern.STE, 0.0),
+    "t-STE": (kern.TSTE, 1.0),
+    "t-STE alpha=2": (kern.TSTE, 2.0),
+}
+K_LOSSES = {name: X_LOSSES[name] for name in ("GNMDS", "CKL", "STE")}
+
+
+def random_triplets(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
+    return np.array([rng.choice(n, size=3, replace=False) for _ in range(m)], dtype=np.int64)
+
+
+def planted_triplets(points: np.ndarray, m: int, seed: int, min_ratio: float = 1.0):
+    """m triplets (i, j, l) with d_ij < d_il in ``points``, i, j, l uniform; only those with
+    d_il >= min_ratio * d_ij are kept."""
+    rng = np.random.default_rng(seed)
+    D = np.sqrt(((points[:, None] - points[None]) ** 2).sum(-1))
+    out = []
+    while len(out) < m:
+        i, j, l = rng.choice(len(points), size=3, replace=False)
+        if D[i, j] > D[i, l]:
+            j, l = l, j
+        if D[i, l] >= min_ratio * D[i, j]:
+            out.append((i, j, l))
+    return np.array(out, dtype=np.int64)
+
+
+def central_difference(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    g = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[idx] += h
+        xm[idx] -= h
+        g[idx] = (f(xp) - f(xm)) / (2 * h)
+    return g
+
+
+def relative_error(g: np.ndarray, ref: np.ndarray) -> float:
+    return float(np.linalg.norm(g - ref) / np.linalg.norm(ref))
+
+
+def away_from_hinge(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.all(np.abs(1.0 + a - b) > 1e-3))
+
+
+# ------------------------------------------------------------------ finite-difference gradients
+
+
+@pytest.mark.parametrize("name", list(X_LOSSES))
+@pytest.mark.parametrize(("dims", "lam"), [(2, 0.0), (3, 0.3)])
+def test_coordinate_objective_gradient_matches_finite_differences(name, dims, lam):
+    code, param = X_LOSSES[name]
+    rng = np.random.default_rng(dims)
+    n, m = 10, 60
+    trip = random_triplets(rng, n, m)
+    X = rng.normal(size=(n, dims))
+    a, b = kern.sq_dists(X, trip, False)
+    assert away_from_hinge(a, b)
+    objective = CoordsObjective(code, param, lam, trip)
+    cost, G = objective(X)
+    fd = central_difference(lambda Z: objective(Z)[0], X)
+    assert np.linalg.norm(fd) > 1e-3
+    assert relative_error(G, fd) < 1e-6
+
+
+@pytest.mark.parametrize("name", list(K_LOSSES))
+@pytest.mark.parametrize("lam", [0.0, 0.5])
+def test_gram_objective_gradient_matches_finite_differences(name, lam):
+    code, param = K_LOSSES[name]
+    rng = np.random.default_rng(11)
+    n, m = 10, 60
+    trip = random_triplets(rng, n, m)
+    Y = rng.normal(size=(n, 4))
+    K = Y @ Y.T
+    a, b = kern.sq_dists(K, trip, True)
+    assert away_from_hinge(a, b)
+    objective = GramObjective(code, param, lam, trip, n)
+    cost, G = objective(K)
+    fd = central_difference(lambda Z: objective(Z)[0], K)
+    assert np.linalg.norm(fd) > 1e-3
+    assert relative_error(G, fd) < 1e-6
+    assert np.allclose(G, G.T)
+
+
+def test_objective_costs_match_the_formulas():
+    rng = np.random.default_rng(2)
+    n = 8
+    trip = random_triplets(rng, n, 30)
+    X = rng.normal(size=(n, 2))
+    i, j, l = trip.T
+    a = ((X[i] - X[j]) ** 2).sum(1)
+    b = ((X[i] - X[l]) ** 2).sum(1)
+    lam = 0.2
+    reg = lam * np.sum(X**2)
+    expected = {
+        kern.GNMDS: np.maximum(0, 1 + a - b).sum(),
+        kern.CKL: -np.log((b + 0.1) / (a + b + 0.2)).sum(),
+        kern.STE: -np.log(np.exp(-a) / (np.exp(-a) + np.exp(-b))).sum(),
+        kern.TSTE: -np.log(1 / (1 + a) / (1 / (1 + a) + 1 / (1 + b))).sum(),
+    }
+    params = {kern.GNMDS: 0.0, kern.CKL: 0.1, kern.STE: 0.0, kern.TSTE: 1.0}
+    for code, value in expected.items():
+        cost, _ = CoordsObjective(code, params[code], lam, trip)(X)
+        assert cost == pytest.approx(value + reg, rel=1e-10)
+    K = X @ X.T
+    cost, _ = GramObjective(kern.STE, 0.0, lam, trip, n)(K)
+    assert cost == pytest.approx(expected[kern.STE] + lam * np.trace(K), rel=1e-10)
+
+
+# ----------------------------------------------------------------------------- projections
+
+
+def test_psd_projection_is_psd_idempotent_and_nearest_on_a_known_case():
+    rng = np.random.default_rng(3)
+    Q, _ = np.linalg.qr(rng.normal(size=(5, 5)))
+    w = np.array([3.0, -2.0, 1.0, -0.5, 0.0])
+    K = (Q * w) @ Q.T
+    P = project_psd(K)
+    expected = (Q * np.maximum(w, 0)) @ Q.T
+    np.testing.assert_allclose(P, expected, atol=1e-12)
+    assert np.linalg.eigvalsh(P).min() > -1e-12
+    np.testing.assert_allclose(project_psd(P), P, atol=1e-12)
+    # the Frobenius distance to K is the norm of the negative eigenvalues, and no other
+    # PSD matrix nearby is closer
+    best = np.linalg.norm(K - P)
+    assert best == pytest.approx(np.sqrt(2.0**2 + 0.5**2))
+    for _ in range(200):
+        E = rng.normal(scale=0.1, size=(5, 5))
+        other = project_psd(P + E + E.T)
+        assert np.linalg.norm(K - other) >= best - 1e-12
+
+
+def test_psd_projection_symmetrises_its_input():
+    K = np.array([[1.0, 2.0], [0.0, 1.0]])
+    P = project_psd(K)
+    np.testing.assert_allclose(P, P.T)
+    np.testing.assert_allclose(P, project_psd(np.array([[1.0, 1.0], [1.0, 1.0]])))
+
+
+def test_unit_diagonal_projection_keeps_psd_and_sets_the_diagonal():
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(12, 12))
+    P = project_unit_diagonal(A + A.T)
+    np.testing.assert_allclose(np.diag(P), 1.0)
+    assert np.linalg.eigvalsh(P).min() > -1e-10
+    np.testing.assert_allclose(project_unit_diagonal(P), P, atol=1e-10)
+    # a row that the PSD projection zeroes out becomes an isolated unit vector
+    Z = project_unit_diagonal(np.diag([1.0, -3.0, 2.0]))
+    np.testing.assert_allclose(Z, np.eye(3), atol=1e-12)
+
+
+def test_gram_embedding_recovers_the_distances_of_a_low_rank_gram():
+    rng = np.random.default_rng(5)
+    Y = rng.normal(size=(20, 2)) + 3.0  # off-centre: the embedding is centred
+    Z = gram_embedding(Y @ Y.T, 2)
+    D = lambda A: ((A[:, None] - A[None]) ** 2).sum(-1)  # noqa: E731
+    np.testing.assert_allclose(D(Z), D(Y), atol=1e-9)
+    assert np.abs(Z.mean(axis=0)).max() < 1e-9
+
+
+# ----------------------------------------------------------------------------- optimiser
+
+
+def test_adaptive_descent_minimises_a_quadratic_and_returns_the_best_iterate():
+    target = np.array([1.0, -2.0, 0.5])
+
+    def quadratic(x):
+        return float(np.sum((x - target) ** 2)), 2.0 * (x - target)
+
+    res = adaptive_descent(quadratic, np.zeros(3), step=0.1, max_iter=1000, tol=1e-12)
+    np.testing.assert_allclose(res.x, target, atol=1e-5)
+    assert res.cost == min(res.costs)
+    assert res.n_iter == len(res.costs)
+
+
+def test_adaptive_descent_halves_the_step_when_the_cost_rises_and_stops():
+    # step 1.5 on sum x^2 overshoots (x -> -2x): every step raises the cost, so the step is
+    # halved each time and the descent stops after ``patience`` non-decreasing iterations
+    calls = []
+
+    def quadratic(x):
+        calls.append(x.copy())
+        return float(np.sum(x**2)), 2.0 * x
+
+    res = adaptive_descent(quadratic, np.ones(2), step=1.5, max_iter=1000, patience=5)
+    assert res.n_iter < 50
+    assert res.cost == min(res.costs)
+
+
+def test_adaptive_descent_raises_on_divergence():
+    def exploding(x):
+        return float("nan"), np.ones_like(x)
+
+    with pytest.raises(FloatingPointError, match="diverged at iteration 1"):
+        adaptive_descent(exploding, np.zeros(2), step=1.0, name="test-objective")
+
+
+# ----------------------------------------------------------------------------- estimators
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ([[0, 1, 2.5]], r"row 0 has non-integer indices \[0.0, 1.0, 2.5\]"),
+        ([[0, 1, 2], [0, 1, 7]], r"row 1 has indices \[0, 1, 7\] outside \[0, n\) with n = 5"),
+        ([[0, 1, 2], [-1, 1, 2]], r"row 1 has indices \[-1, 1, 2\]"),
+        ([[0, 1, 2], [3, 3, 2]], r"row 1 repeats an index: \[3, 3, 2\]"),
+        ([[0, 1]], r"shape \(m, 3\)"),
+        (np.zeros((0, 3), dtype=int), "empty"),
+        ([["a", "b", "c"]], "must be integers"),
+    ],
+)
+def test_bad_triplets_are_rejected_with_row_and_values(bad, message):
+    with pytest.raises(ValueError, match=message):
+        STE().fit(bad, n=5)
+
+
+def test_check_triplets_accepts_integral_floats_and_infers_n():
+    trip, n = check_triplets(np.array([[0.0, 3.0, 1.0]]))
+    assert trip.dtype == np.int64 and n == 4
+
+
+@pytest.mark.parametrize(
+    ("estimator", "message"),
+    [
+        (GNMDS(form="Z"), "form must be one of"),
+        (TSTE(n_components=0), "n_components must be a positive integer"),
+        (STE(lam=-1.0), "lam must be"),
+        (CKL(mu=-0.1), "mu must be"),
+        (CKL(form="K", lam=1.0), "lam must be 0"),
+        (TSTE(alpha=-1.0), "alpha must be a positive number"),
+        (STE(form="K", n_components=9), "exceeds the number of items"),
+    ],
+)
+def test_bad_parameters_are_rejected(estimator, message):
+    with pytest.raises(ValueError, match=message):
+        estimator.fit([[0, 1, 2], [3, 4, 5], [6, 7, 0]])
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_fit_is_deterministic_for_a_seed(name):
+    rng = np.random.default_rng(6)
+    trip = random_triplets(rng, 15, 150)
+    first = METHODS[name](random_state=3, max_iter=60).fit(trip)
+    again = METHODS[name](random_state=3, max_iter=60).fit(trip)
+    other = METHODS[name](random_state=4, max_iter=60).fit(trip)
+    assert np.array_equal(first.embedding_, again.embedding_)
+    assert first.cost_ == again.cost_ and first.n_iter_ == again.n_iter_
+    assert not np.array_equal(first.embedding_, other.embedding_)
+    assert first.embedding_.shape == (15, 2)
+    assert first.cost_ == min(first.cost_history_)
+
+
+def test_estimator_attributes_and_sklearn_conventions():
+    rng = np.random.default_rng(7)
+    trip = random_triplets(rng, 10, 80)
+    est = TSTE(n_components=3, random_state=0, max_iter=50)
+    Y = est.fit_transform(trip, n=12)  # items 10, 11 are in no triplet
+    assert Y.shape == (12, 3) and Y is est.embedding_
+    assert est.alpha_ == 2.0
+    assert 1 <= est.n_iter_ <= 50 and np.isfinite(est.cost_)
+    assert clone(est).get_params() == est.get_params()
+    assert est.score(trip) == pytest.approx(1.0 - triplet_error(Y, trip))
+    K = STE(form="K", random_state=0, max_iter=20).fit(trip)
+    assert K.kernel_.shape == (10, 10) and K.embedding_.shape == (10, 2)
+    with pytest.raises(Exception, match="not fitted"):
+        GNMDS().score(trip)
+
+
+def test_ckl_k_kernel_has_unit_diagonal_and_is_psd():
+    rng = np.random.default_rng(8)
+    trip = random_triplets(rng, 12, 150)
+    est = CKL(form="K", random_state=0, max_iter=100).fit(trip)
+    np.testing.assert_allclose(np.diag(est.kernel_), 1.0)
+    assert np.linalg.eigvalsh(est.kernel_).min() > -1e-10
+
+
+# ------------------------------------------------------------------------- planted structure
+
+# Points in the plane; triplets whose two distances differ by a factor >= 1.5. The
+# ratio-type losses (CKL, t-STE) trade a few near-tie triplets for larger margins elsewhere
+# and satisfy only ~93% of *all* triplets of a planted set; with the margin every method
+# must satisfy >= 95%. K forms choose their trace weight lam on held-out triplets.
+PLANT_N, PLANT_M = 30, 1500
+
+
+@pytest.fixture(scope="module")
+def planted():
+    points = np.random.default_rng(0).normal(size=(PLANT_N, 2))
+    return planted_triplets(points, PLANT_M, seed=1, min_ratio=1.5)
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_planted_triplets_are_satisfied(name, planted):
+    make = METHODS[name]
+    kwargs = {"random_state": 0}
+    if name in ("GNMDS-K", "STE-K"):
+        lam, errors = select_by_validation(
+            lambda v: make(lam=v, random_state=0), [1.0, 3.0, 10.0, 30.0], planted, n=PLANT_N
+        )
+        assert errors.min() < 0.1
+        kwargs["lam"] = lam
+    est = make(**kwargs).fit(planted, n=PLANT_N)
+    assert est.score(planted) >= 0.95, f"{name}: {est.score(planted):.3f}"
+
+
+def test_tste_separates_planted_clusters():
+    rng = np.random.default_rng(9)
+    centres = np.array([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0], [6.0, 6.0]])
+    labels = np.repeat(np.arange(4), 20)
+    points = centres[labels] + rng.normal(size=(80, 2))
+    trip = planted_triplets(points, 3000, seed=2)
+    Y = TSTE(random_state=0).fit_transform(trip, n=80)
+    assert loo_1nn_error_rate(Y, labels) <= 0.05
+    assert loo_1nn_error_rate(points, labels) <= 0.05  # the clusters are separable at all
+
+
+# ------------------------------------------------------------------------------ evaluation
+
+
+def test_triplet_error_counts_violations_and_ties():
+    Y = np.array([[0.0], [1.0], [3.0], [-1.0]])
+    trip = np.array([[0, 1, 2], [0, 2, 1], [0, 1, 3], [1, 0, 2]])
+    # satisfied, violated, tie (violated), satisfied
+    assert triplet_error(Y, trip) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="embedding has 4 rows"):
+        triplet_error(Y, [[0, 1, 4]])
+
+
+def test_kfold_triplets_partitions_the_triplets():
+    folds = kfold_triplets(103, n_folds=10, seed=1)
+    assert len(folds) == 10
+    tests = np.concatenate([test for _, test in folds])
+    assert np.array_equal(np.sort(tests), np.arange(103))
+    for train, test in folds:
+        assert len(np.intersect1d(train, test)) == 0 and len(train) + len(test) == 103
+        assert len(test) in (10, 11)
+    assert all(
+        np.array_equal(a[1], b[1])
+        for a, b in zip(folds, kfold_triplets(103, 10, seed=1), strict=True)
+    )
+    assert not np.array_equal(folds[0][1], kfold_triplets(103, 10, seed=2)[0][1])
+    with pytest.raises(ValueError, match="cannot split 5 triplets into 10 folds"):
+        kfold_triplets(5, 10)
+
+
+class _FixedEmbedding:
+    """Stand-in estimator: 'fits' to y = x^2 (x = 0..n-1), or to y = (n-1-x)^2 if reversed."""
+
+    def __init__(self, reverse: bool):
+        self.reverse = reverse
+
+    def fit(self, triplets, n=None):
+        x = np.arange(n, dtype=float)
+        self.embedding_ = ((n - 1 - x) if self.reverse else x)[:, None] ** 2
+        return self
+
+
+def test_select_by_validation_picks_the_value_with_the_lowest_held_out_error():
+    # triplets consistent with y = x^2 on 0..9: the unflipped embedding satisfies them
+    n = 10
+    y = np.arange(n) ** 2.0
+    trip = planted_triplets(y[:, None], 200, seed=3)
+    best, errors = select_by_validation(_FixedEmbedding, [True, False], trip, n=n, seed=0)
+    assert best is False
+    assert errors[1] == 0.0 and errors[0] > 0.1
+    with pytest.raises(ValueError, match="val_fraction"):
+        select_by_validation(_FixedEmbedding, [True], trip, n=n, val_fraction=1.5)
