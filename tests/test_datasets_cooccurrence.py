@@ -229,17 +229,27 @@ def synthetic(registry):
 def group_means(art, author_group: str) -> np.ndarray:
     """Mean count of the group's authors with the A words at each step."""
     rows = art.items[(art.items.role == "author") & (art.items.group == author_group)]["index"]
-    return np.array([c.toarray()[rows.to_numpy()].mean() for c in art["counts"]])
+    cols = art.items[(art.items.role == "word") & (art.items.group == "A")]["index"]
+    return np.array(
+        [c.toarray()[np.ix_(rows.to_numpy(), cols.to_numpy())].mean() for c in art["counts"]]
+    )
 
 
 def test_synthetic_entities_and_shapes(synthetic):
     p = synthetic.meta["params"]
     assert len(synthetic["counts"]) == p["n_steps"]
-    assert all(c.shape == (6, 3) for c in synthetic["counts"])
+    n_words = 3 + p["n_background_words"]
+    assert all(c.shape == (6, n_words) for c in synthetic["counts"])
     assert all(np.issubdtype(c.dtype, np.integer) for c in synthetic["counts"])
     roles = synthetic.items.groupby("role").name.apply(list).to_dict()
-    assert roles == {"author": ["X1", "X2", "X3", "Y1", "Y2", "Y3"], "word": ["A1", "A2", "A3"]}
-    assert synthetic["expected_counts"].shape == (p["n_steps"], 6, 3)
+    background = [f"B{k + 1}" for k in range(p["n_background_words"])]
+    assert roles == {
+        "author": ["X1", "X2", "X3", "Y1", "Y2", "Y3"],
+        "word": ["A1", "A2", "A3", *background],
+    }
+    assert synthetic["expected_counts"].shape == (p["n_steps"], 6, n_words)
+    # background words: the same constant rate for every author, all the time
+    np.testing.assert_array_equal(synthetic["expected_counts"][:, :, 3:], p["background_rate"])
 
 
 def test_synthetic_x_a_fades_while_y_a_grows(synthetic):

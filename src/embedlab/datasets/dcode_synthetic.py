@@ -19,6 +19,14 @@ a noise rate added to every author-word pair. The counts are Poisson draws from 
 (numpy Generator seeded with ``seed``): the paper calls the sequence "noisy", and the noise is
 what makes D-CODE's uncertainty (and the abrupt switch of the MLE variant) visible.
 
+Background words (our addition): with the A words alone the expected count matrix is rank one
+(p_ij = p_i p_j), which CODE explains by the marginals alone, so no X/Y difference would reach
+the embedding (checked with the D-CODE implementation: X-A and Y-A distances stay equal). The
+paper's figure shows only the entities it names; we add ``n_background_words`` words B1..
+that every author uses at the constant rate ``background_rate``, which gives the A words a
+contrast without changing the X-A / Y-A story. ``n_background_words = 0`` gives the sequence
+exactly as the text describes it.
+
 Parameters (registry defaults):
 
 * ``n_steps = 80``      -- number of time steps T (not stated in the text; 20 steps on each
@@ -26,6 +34,7 @@ Parameters (registry defaults):
 * ``change_start = 20``, ``change_end = 60`` -- the slow change, "time-steps 20 - 60";
 * ``high = 20``, ``low = 1`` -- signal levels of the strong and the weak group;
 * ``background = 1``    -- expected noise count added to every pair;
+* ``n_background_words = 3``, ``background_rate = 9`` -- the B words (see above);
 * ``seed = 0``          -- seed of the Poisson draws.
 """
 
@@ -49,14 +58,26 @@ def transition_weight(n_steps: int, change_start: int, change_end: int) -> np.nd
 
 
 def expected_counts(
-    n_steps: int, change_start: int, change_end: int, high: float, low: float, background: float
+    n_steps: int,
+    change_start: int,
+    change_end: int,
+    high: float,
+    low: float,
+    background: float,
+    n_background_words: int = 0,
+    background_rate: float = 0.0,
 ) -> np.ndarray:
-    """Poisson means, shape (T, 6 authors, 3 words); rows X1..X3 then Y1..Y3."""
+    """Poisson means, shape (T, 6 authors, 3 + n_background_words words).
+
+    Rows X1..X3 then Y1..Y3; columns A1..A3 then B1..; B columns are ``background_rate``.
+    """
     w = transition_weight(n_steps, change_start, change_end)[:, None, None]
     x_rate = high * (1.0 - w) + low * w
     y_rate = low * (1.0 - w) + high * w
     ones = np.ones((1, GROUP_SIZE, GROUP_SIZE))
-    return np.concatenate([x_rate * ones, y_rate * ones], axis=1) + background
+    a_words = np.concatenate([x_rate * ones, y_rate * ones], axis=1) + background
+    b_words = np.full((n_steps, 2 * GROUP_SIZE, n_background_words), float(background_rate))
+    return np.concatenate([a_words, b_words], axis=2)
 
 
 def _check_params(n_steps, change_start, change_end, high, low, background) -> None:
@@ -82,6 +103,8 @@ def build(
     high: float = 20,
     low: float = 1,
     background: float = 1,
+    n_background_words: int = 0,
+    background_rate: float = 0.0,
     seed: int = 0,
 ) -> Artifact:
     """Build the sequence: ``counts`` (T sparse 6 x 3 int64 Poisson draws) and their means.
@@ -90,7 +113,21 @@ def build(
     X1..X3, Y1..Y3 and words A1..A3, with their ``group`` and ``index`` within the role.
     """
     _check_params(n_steps, change_start, change_end, high, low, background)
-    means = expected_counts(n_steps, change_start, change_end, high, low, background)
+    if n_background_words < 0 or not np.isfinite(background_rate) or background_rate < 0:
+        raise ValueError(
+            "dcode_synthetic: need n_background_words >= 0 and background_rate >= 0, got "
+            f"{n_background_words}, {background_rate!r}"
+        )
+    means = expected_counts(
+        n_steps,
+        change_start,
+        change_end,
+        high,
+        low,
+        background,
+        n_background_words,
+        background_rate,
+    )
     rng = np.random.default_rng(seed)
     draws = rng.poisson(means).astype(np.int64)
     counts = [sp.csr_matrix(c) for c in draws]
@@ -102,13 +139,20 @@ def build(
             {"role": role, "index": np.arange(len(names)), "name": names, "group": group}
         )
 
-    items = pd.concat(
-        [entities("author", AUTHOR_GROUPS), entities("word", WORD_GROUPS)], ignore_index=True
+    words = entities("word", WORD_GROUPS)
+    extra = pd.DataFrame(
+        {
+            "role": "word",
+            "index": GROUP_SIZE + np.arange(n_background_words),
+            "name": [f"B{k + 1}" for k in range(n_background_words)],
+            "group": "B",
+        }
     )
+    items = pd.concat([entities("author", AUTHOR_GROUPS), words, extra], ignore_index=True)
     meta = {
         "counts": {
             "authors": GROUP_SIZE * len(AUTHOR_GROUPS),
-            "words": GROUP_SIZE * len(WORD_GROUPS),
+            "words": GROUP_SIZE * len(WORD_GROUPS) + n_background_words,
             "time_steps": n_steps,
         }
     }
