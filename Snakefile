@@ -14,6 +14,7 @@ configfile: "config/config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"
+include: "workflow/rules/snest.smk"
 
 
 rule all:
@@ -22,3 +23,4 @@ rule all:
         dataset_artifacts(),
         "results/tables/datasets.csv",
         "results/tables/datasets.md",
+        paper_targets(),

@@ -49,5 +49,8 @@ def test_uncaught_errors_propagate_and_all_failed_is_an_error():
     with pytest.raises(FloatingPointError):
         runs.run_grid(Quadratic, np.zeros(3), {"lr": [9.0]}, n_restarts=1)
     failed = runs.run_grid(Quadratic, np.zeros(3), {"lr": [9.0]}, 2, catch=(FloatingPointError,))
-    with pytest.raises(RuntimeError, match="all 2 runs failed: FloatingPointError"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"all 2 runs failed; the first \(\{'lr': 9.0\}, seed 0\): FloatingPointError",
+    ):
         runs.best_run(failed)

@@ -7,6 +7,7 @@ a traceback; ``--traceback`` shows it.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import sys
@@ -16,6 +17,9 @@ from pathlib import Path
 from embedlab import __version__
 
 log = logging.getLogger("embedlab")
+
+# each module in embedlab.experiments adds its paper's verbs through register(subparsers)
+EXPERIMENTS = ("snest",)
 
 
 def _cmd_fetch(args: argparse.Namespace) -> None:
@@ -86,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--md", required=True)
     p.add_argument("meta", nargs="+", help="meta.json of each artifact")
     p.set_defaults(func=_cmd_summarize_datasets)
+
+    for name in EXPERIMENTS:
+        importlib.import_module(f"embedlab.experiments.{name}").register(sub)
     return parser
 
 

@@ -114,8 +114,11 @@ def best_run(runs: Sequence[Run]) -> Run:
     """The run with the lowest finite cost (raises if every run failed)."""
     ok = [r for r in runs if np.isfinite(r.cost)]
     if not ok:
-        errors = "; ".join(sorted({r.error for r in runs}))
-        raise RuntimeError(f"all {len(runs)} runs failed: {errors}")
+        first = runs[0]
+        raise RuntimeError(
+            f"all {len(runs)} runs failed; the first ({first.params}, seed {first.seed}): "
+            f"{first.error}"
+        )
     return min(ok, key=lambda r: r.cost)
 
 

@@ -74,3 +74,15 @@ def dataset_summary(meta_files: Iterable[str | Path]) -> pd.DataFrame:
         row["description"] = meta.get("description", "")
         rows.append(row)
     return pd.DataFrame(rows).convert_dtypes()
+
+
+def verdict(ours: float | None, paper: float | None, tol: float, lower_is_better: bool) -> str:
+    """'matched' if |ours - paper| <= tol, else 'better' or 'worse'; 'no paper value' if none."""
+    if paper is None or pd.isna(paper):
+        return "no paper value"
+    if ours is None or pd.isna(ours):
+        return "not reproduced"
+    diff = float(ours) - float(paper)
+    if abs(diff) <= tol:
+        return "matched"
+    return "better" if (diff < 0) == lower_is_better else "worse"

@@ -13,7 +13,7 @@ validate(config, schema="../schemas/config.schema.yaml")
 # not installed (e.g. in a conda env built from workflow/envs/embedlab.yaml, or on a cluster
 # node), and keep bash's strict mode.
 shell.prefix(
-    "set -euo pipefail; "
+    "set -euo pipefail; export OMP_WAIT_POLICY=${{OMP_WAIT_POLICY:-PASSIVE}}; "
     f"export PYTHONPATH={Path(workflow.basedir, 'src')}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; "
 )
 
@@ -67,3 +67,42 @@ def raw_inputs(wildcards):
     """Verified raw files that dataset `wildcards.dataset` is built from."""
     files = REGISTRY["datasets"][wildcards.dataset].get("files", [])
     return [f"{RAW_DIR}/{f}" for f in files]
+
+
+def snest_grid(cell):
+    """The parameter grid of a Table 1 cell (its method's grid, else the default)."""
+    grids = config["snest"]["grid"]
+    return grids.get(cell.split("-")[0], grids["default"])
+
+
+def snest_restarts(dataset):
+    restarts = config["snest"]["restarts"]
+    return restarts.get(dataset, restarts["default"])
+
+
+def snest_runs():
+    """Every runs file of Table 1: one per (dataset, cell)."""
+    section = config.get("snest", {"datasets": [], "cells": []})
+    return expand(
+        "results/embeddings/snest/{dataset}/{cell}.npz",
+        dataset=section["datasets"],
+        cell=section["cells"],
+    )
+
+
+# SNEST figures showing the best snest-2-1 run of a dataset (fig2b needs no run)
+SNEST_FIGURES = {"fig2a": "school", "fig3": "nips22", "fig4": "w5000"}
+
+# final outputs of each paper, requested by `rule all` when the config has the paper's section
+PAPER_TARGETS = {
+    "snest": ["results/tables/snest_kl.csv", "results/tables/snest_kl.md"]
+    + expand(
+        "results/figures/snest_{fig}.{ext}",
+        fig=config.get("snest", {}).get("figures", []),
+        ext=["png", "pdf"],
+    ),
+}
+
+
+def paper_targets():
+    return [t for section, ts in PAPER_TARGETS.items() if section in config for t in ts]

@@ -1,0 +1,1 @@
+"""Experiments: the glue of each paper (runs, aggregation into tables, command-line verbs)."""

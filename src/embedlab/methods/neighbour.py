@@ -1,0 +1,333 @@
+"""Neighbour embeddings SNE, t-SNE and SNEST: one objective, three output kernels.
+
+All three minimise KL(P || Q) with q_ij = w_ij / sum_{k != l} w_kl over ordered pairs and
+differ only in the output kernel w (SNEST paper, eq. 7-10; ``design/EXPERIMENTS.md`` 1):
+
+    SNE    (symmetric SNE)  R^d          w = exp(-||y_i - y_j||^2)
+    t-SNE                   R^d          w = 1 / (1 + ||y_i - y_j||^2)
+    SNEST                   R^{ds,dt}    w = exp(||t_i - t_j||^2) / (1 + ||s_i - s_j||^2)
+
+The kernel, its gradient and their conventions (the factor 4, the log-sum-exp shift) are in
+:mod:`embedlab.kernels.neighbour`; the optimiser is :mod:`embedlab.optimize`. Estimators take a
+precomputed P (sparse or dense) and follow scikit-learn's conventions; restarts and learning
+rate grids belong to the workflow.
+
+Input P: square, finite, non-negative, symmetric (|P - P^T| <= 1e-9 max P), zero diagonal,
+no empty row, summing to 1 within 1e-6 (then rescaled to sum exactly 1). P is NOT normalised
+silently beyond that tolerance: a P that sums to 2 (e.g. counted twice) is a bug upstream, so
+it raises :class:`InvalidAffinityError` naming the field and value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+
+from embedlab.kernels import neighbour as kernel_mod
+from embedlab.optimize import DivergenceError, GradientDescent, OptimizeResult, minimize
+
+
+class InvalidAffinityError(ValueError):
+    """The affinity matrix P is not a valid joint distribution over pairs."""
+
+
+@dataclass(frozen=True)
+class OutputKernel:
+    """An output similarity w(a, b) of squared space / time distances a, b."""
+
+    name: str
+    kernel_id: int
+    formula: str
+    has_time: bool
+
+
+OUTPUT_KERNELS = {
+    "sne": OutputKernel("sne", kernel_mod.SNE, "exp(-||y_i - y_j||^2)", False),
+    "tsne": OutputKernel("tsne", kernel_mod.TSNE, "1 / (1 + ||y_i - y_j||^2)", False),
+    "snest": OutputKernel(
+        "snest", kernel_mod.SNEST, "exp(||t_i - t_j||^2) / (1 + ||s_i - s_j||^2)", True
+    ),
+}
+
+SUM_TOLERANCE = 1e-6
+SYMMETRY_TOLERANCE = 1e-9
+
+
+def validate_affinities(P, name: str = "P") -> sp.csr_matrix:
+    """Return ``P`` as a float64 CSR matrix summing to exactly 1, or raise
+    :class:`InvalidAffinityError` saying what is wrong (see the module docstring)."""
+    if sp.issparse(P):
+        M = sp.csr_matrix(P, dtype=np.float64)
+    else:
+        dense = np.asarray(P, dtype=np.float64)
+        if dense.ndim != 2:
+            raise InvalidAffinityError(f"{name}: must be a 2-D matrix, got shape {dense.shape}")
+        M = sp.csr_matrix(dense)
+    n = M.shape[0]
+    if M.shape[0] != M.shape[1] or n < 2:
+        raise InvalidAffinityError(f"{name}: must be square with n >= 2, got shape {M.shape}")
+    M.sum_duplicates()
+    M.eliminate_zeros()
+    bad = ~np.isfinite(M.data)
+    if bad.any():
+        row = int(np.searchsorted(M.indptr, np.flatnonzero(bad)[0], side="right") - 1)
+        raise InvalidAffinityError(
+            f"{name}: {int(bad.sum())} non-finite values (first in row {row})"
+        )
+    if (M.data < 0).any():
+        raise InvalidAffinityError(f"{name}: negative entries (min {M.data.min():.3g})")
+    diagonal = M.diagonal()
+    if np.any(diagonal != 0):
+        i = int(np.flatnonzero(diagonal)[0])
+        raise InvalidAffinityError(f"{name}: non-zero diagonal (P[{i},{i}] = {diagonal[i]:.3g})")
+    empty = np.flatnonzero(np.diff(M.indptr) == 0)
+    if empty.size:
+        raise InvalidAffinityError(
+            f"{name}: {empty.size} empty rows (first: row {int(empty[0])}); "
+            "an item without neighbours cannot be embedded"
+        )
+    asym = abs(M - M.T)
+    if asym.nnz and asym.max() > SYMMETRY_TOLERANCE * M.data.max():
+        raise InvalidAffinityError(f"{name}: not symmetric (max |P - P^T| = {asym.max():.3g})")
+    total = float(M.data.sum())
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        raise InvalidAffinityError(
+            f"{name}: sums to {total!r}, expected 1 (over ordered pairs i != j, within "
+            f"{SUM_TOLERANCE}); normalise it upstream"
+        )
+    M.data /= total
+    M.sort_indices()
+    return M
+
+
+class NeighbourKL:
+    """KL(P || Q) for one output kernel, as the optimiser's objective.
+
+    ``objective(Y, exaggeration=1.0) -> (KL(P || Q(Y)), gradient)``, where the gradient is
+    that of the exaggerated objective -x sum p log w + log Z (attraction scaled by x); with
+    x = 1 it is dKL/dY. ``P`` must already be valid (:func:`validate_affinities`).
+    """
+
+    def __init__(self, P: sp.csr_matrix, kernel: str, n_space: int):
+        if kernel not in OUTPUT_KERNELS:
+            raise ValueError(
+                f"unknown output kernel {kernel!r}; expected one of {list(OUTPUT_KERNELS)}"
+            )
+        self.kernel = OUTPUT_KERNELS[kernel]
+        self.n_space = n_space
+        self.n = P.shape[0]
+        self.parts = kernel_mod.csr_parts(P)
+        data = self.parts[2]
+        self.entropy_term = float(np.sum(data * np.log(data)))  # sum p log p
+
+    def fields(self, Y: np.ndarray) -> kernel_mod.PairFields:
+        if Y.shape[0] != self.n:
+            raise ValueError(f"embedding has {Y.shape[0]} points, P has {self.n}")
+        return kernel_mod.pair_fields(self.kernel.kernel_id, Y, self.n_space, self.parts)
+
+    def cost(self, Y: np.ndarray) -> float:
+        """KL(P || Q(Y))."""
+        return self(Y)[0]
+
+    def __call__(self, Y: np.ndarray, exaggeration: float = 1.0) -> tuple[float, np.ndarray]:
+        f = self.fields(Y)
+        if not (np.isfinite(f.mass) and f.mass > 0 and np.isfinite(f.shift)):
+            extent = np.array2string(np.ptp(Y, axis=0), precision=3)
+            raise DivergenceError(
+                f"{self.kernel.name}: the normaliser Z = {f.mass!r} * exp({f.shift!r}) is not "
+                f"finite and positive: the coordinates have blown up (extent per column "
+                f"{extent}; {self.n_space} space columns, then time)"
+            )
+        kl = self.entropy_term + f.att_cost + np.log(f.mass) + f.shift
+        grad = 4.0 * (exaggeration * f.att - f.rep / f.mass)
+        return float(kl), grad
+
+
+class _NeighbourEmbedding(BaseEstimator):
+    """Shared fit logic; subclasses set ``_kernel`` and their dimensions."""
+
+    _kernel = "tsne"
+
+    def _dims(self) -> tuple[int, int]:
+        raise NotImplementedError
+
+    def _settings(self) -> GradientDescent:
+        return GradientDescent(
+            learning_rate=self.learning_rate,
+            learning_rate_time=getattr(self, "learning_rate_time", 1.0),
+            momentum=tuple(self.momentum),
+            momentum_epochs=tuple(self.momentum_epochs),
+            exaggeration=self.exaggeration,
+            exaggeration_epochs=self.exaggeration_epochs,
+            min_gain=self.min_gain,
+            max_iter=self.max_iter,
+            min_iter=self.min_iter,
+            tol=self.tol,
+            log_every=self.log_every,
+        )
+
+    def _initial(self, n: int, n_space: int, n_time: int) -> np.ndarray:
+        rng = np.random.default_rng(self.random_state)
+        space = rng.normal(0.0, self.init_scale, size=(n, n_space))
+        time = rng.normal(0.0, getattr(self, "init_scale_time", 1e-5), size=(n, n_time))
+        return np.hstack([space, time])
+
+    def fit(self, P, y=None):
+        """Embed the items of the affinity matrix ``P`` (n x n; sparse or dense)."""
+        n_space, n_time = self._dims()
+        if n_space < 1 or n_time < 0:
+            raise ValueError(f"{type(self).__name__}: need >= 1 space and >= 0 time dimensions")
+        Pv = validate_affinities(P)
+        objective = NeighbourKL(Pv, self._kernel, n_space)
+        Y0 = self._initial(Pv.shape[0], n_space, n_time)
+        result: OptimizeResult = minimize(objective, Y0, n_space, self._settings())
+        self.embedding_ = result.Y
+        self.kl_divergence_ = result.cost
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.cost_trace_ = result.cost_trace
+        self.momentum_switches_ = result.momentum_switches
+        self.exaggeration_end_ = result.exaggeration_end
+        self.n_space_ = n_space
+        return self
+
+    def fit_transform(self, P, y=None) -> np.ndarray:
+        """:meth:`fit`, then return ``embedding_``."""
+        return self.fit(P).embedding_
+
+
+_COMMON_DOC = """
+    Parameters (optimiser: :class:`embedlab.optimize.GradientDescent`)
+    ----------
+    learning_rate : gamma_s, the space learning rate (paper's driver: 500).
+    momentum, momentum_epochs : momentum values and the epochs where they switch.
+    exaggeration, exaggeration_epochs : P x exaggeration for the first epochs.
+    min_gain : lower bound of the adaptive gains.
+    max_iter, min_iter, tol : at most max_iter epochs; stop after min_iter when the spread of
+        the last 5 costs is <= tol |E_last - E_first|.
+    init_scale : standard deviation of the initial space coordinates.
+    log_every : epochs between progress log lines (0: none).
+    random_state : seed of the initialisation (numpy Generator).
+
+    Attributes
+    ----------
+    embedding_, kl_divergence_ (KL of embedding_), n_iter_, converged_, cost_trace_ (KL before
+    each epoch's step), momentum_switches_, exaggeration_end_.
+"""
+
+
+class _EuclideanEmbedding(_NeighbourEmbedding):
+    """SNE and t-SNE: ``n_components`` space dimensions, no time."""
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        learning_rate=500.0,
+        momentum=(0.5, 0.8, 0.9),
+        momentum_epochs=(250, 1000),
+        exaggeration=4.0,
+        exaggeration_epochs=100,
+        min_gain=0.01,
+        max_iter=5000,
+        min_iter=500,
+        tol=1e-9,
+        init_scale=1e-4,
+        log_every=0,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.learning_rate = learning_rate
+        self.momentum = momentum
+        self.momentum_epochs = momentum_epochs
+        self.exaggeration = exaggeration
+        self.exaggeration_epochs = exaggeration_epochs
+        self.min_gain = min_gain
+        self.max_iter = max_iter
+        self.min_iter = min_iter
+        self.tol = tol
+        self.init_scale = init_scale
+        self.log_every = log_every
+        self.random_state = random_state
+
+    def _dims(self) -> tuple[int, int]:
+        return int(self.n_components), 0
+
+
+class SNE(_EuclideanEmbedding):
+    __doc__ = "Symmetric SNE in R^d: w = exp(-||y_i - y_j||^2).\n" + _COMMON_DOC
+    _kernel = "sne"
+
+
+class TSNE(_EuclideanEmbedding):
+    __doc__ = "t-SNE in R^d: w = 1 / (1 + ||y_i - y_j||^2).\n" + _COMMON_DOC
+    _kernel = "tsne"
+
+
+class SNEST(_NeighbourEmbedding):
+    __doc__ = (
+        "SNEST in the space-time R^{n_space, n_time}: w = exp(||t_i - t_j||^2) / "
+        "(1 + ||s_i - s_j||^2).\n" + _COMMON_DOC + """
+    learning_rate_time : gamma_t, the time learning rate (one global adaptive gain; the
+        paper asks gamma_t / gamma_s <= 1/100; its driver used 1 with gamma_s = 500).
+    init_scale_time : standard deviation of the initial time coordinates.
+
+    embedding_ holds the space columns, then the time columns; ``space_`` and ``time_`` are
+    views of them.
+"""
+    )
+    _kernel = "snest"
+
+    def __init__(
+        self,
+        n_space=2,
+        n_time=1,
+        *,
+        learning_rate=500.0,
+        learning_rate_time=1.0,
+        momentum=(0.5, 0.8, 0.9),
+        momentum_epochs=(250, 1000),
+        exaggeration=4.0,
+        exaggeration_epochs=100,
+        min_gain=0.01,
+        max_iter=5000,
+        min_iter=500,
+        tol=1e-9,
+        init_scale=1e-4,
+        init_scale_time=1e-5,
+        log_every=0,
+        random_state=None,
+    ):
+        self.n_space = n_space
+        self.n_time = n_time
+        self.learning_rate = learning_rate
+        self.learning_rate_time = learning_rate_time
+        self.momentum = momentum
+        self.momentum_epochs = momentum_epochs
+        self.exaggeration = exaggeration
+        self.exaggeration_epochs = exaggeration_epochs
+        self.min_gain = min_gain
+        self.max_iter = max_iter
+        self.min_iter = min_iter
+        self.tol = tol
+        self.init_scale = init_scale
+        self.init_scale_time = init_scale_time
+        self.log_every = log_every
+        self.random_state = random_state
+
+    def _dims(self) -> tuple[int, int]:
+        return int(self.n_space), int(self.n_time)
+
+    @property
+    def space_(self) -> np.ndarray:
+        return self.embedding_[:, : self.n_space_]
+
+    @property
+    def time_(self) -> np.ndarray:
+        return self.embedding_[:, self.n_space_ :]
+
+
+METHODS = {"sne": SNE, "tsne": TSNE, "snest": SNEST}

@@ -1,0 +1,231 @@
+"""The shared gradient-descent engine of the neighbour embeddings (SNE, t-SNE, SNEST).
+
+The SNEST paper's optimiser (section 4, "the same optimizer" for all methods), following the
+authors' public code as summarised in ``design/EXPERIMENTS.md`` section 1. The coordinates are
+split into ``n_space`` space columns followed by ``n_time`` time columns. At epoch e (from 0)
+the objective is evaluated at Y_e with the attraction exaggerated by x (x = ``exaggeration``
+for e < ``exaggeration_epochs``, else 1), giving the cost E_e (the true cost, unexaggerated)
+and the gradient g; then, with momentum mu_e (``momentum[k]`` for the k-th interval cut by
+``momentum_epochs``):
+
+* space, delta-bar-delta gains per scalar (van der Maaten's t-SNE rule):
+      gain <- gain + 0.2 where sign(g) != sign(u),  gain <- 0.8 gain where equal,
+      gain <- max(gain, min_gain),   u <- mu_e u - gamma_s gain g;
+  where "sign(g) != sign(u)" is (g > 0) != (u > 0), as in the reference code;
+* time, ONE global gain:
+      G <- G + 0.2 if <g, u> < 0 else 0.8 G,  G <- max(G, min_gain),  u <- mu_e u - gamma_t G g;
+* Y <- Y + u, then every column is re-centred to mean 0 (all costs are translation invariant).
+
+Stopping: after ``max_iter`` epochs, or at the first epoch e >= ``min_iter`` - 1 where the
+last ``window`` costs satisfy  max - min <= tol |E_e - E_0|  (the paper's criterion
+(max - min) / |E_last - E_first| < tol, written without the division).
+
+Divergence raises :class:`DivergenceError` naming the epoch: a non-finite cost, gradient or
+coordinate, or a time coordinate beyond ``max_abs_time`` (SNEST's cost stays finite for huge
+time values thanks to its log-sum-exp shift, so a time blow-up -- observed on SCHOOL with
+gamma_t = 1: |t| grows steadily past 1e130 while the KL reaches 1e263 -- is caught on the
+coordinates; good runs keep |t| < 2, with transients up to ~50 when the exaggeration ends).
+Space coordinates have no limit by default: SNE on SCHOOL swings out to |s| ~ 1e10 when the
+exaggeration ends and comes back to its best KL.
+
+The result records the cost trace, the epochs where the momentum switched and where the
+exaggeration ended, so that callers and tests can check the schedule.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+Objective = Callable[[np.ndarray, float], tuple[float, np.ndarray]]
+"""objective(Y, exaggeration) -> (cost at Y without exaggeration, gradient with it)."""
+
+
+class DivergenceError(FloatingPointError):
+    """The optimisation produced a non-finite cost, gradient or coordinate."""
+
+
+@dataclass(frozen=True)
+class GradientDescent:
+    """Settings of the optimiser (defaults: the paper's; learning rates: its driver's)."""
+
+    learning_rate: float = 500.0  # gamma_s
+    learning_rate_time: float = 1.0  # gamma_t
+    momentum: Sequence[float] = (0.5, 0.8, 0.9)
+    momentum_epochs: Sequence[int] = (250, 1000)  # where momentum[k] hands over to momentum[k+1]
+    exaggeration: float = 4.0
+    exaggeration_epochs: int = 100
+    gain_increase: float = 0.2
+    gain_decrease: float = 0.8
+    min_gain: float = 0.01
+    max_iter: int = 5000
+    min_iter: int = 500
+    tol: float = 1e-9
+    window: int = 5
+    log_every: int = 100  # epochs between progress lines (0: never)
+    max_abs_time: float = 1e3  # a time coordinate beyond this has blown up
+    max_abs_space: float = np.inf  # space coordinates may swing far and come back
+
+    def __post_init__(self) -> None:
+        if len(self.momentum) != len(self.momentum_epochs) + 1:
+            raise ValueError(
+                f"momentum {tuple(self.momentum)} needs one more value than momentum_epochs "
+                f"{tuple(self.momentum_epochs)}"
+            )
+        if list(self.momentum_epochs) != sorted(self.momentum_epochs):
+            raise ValueError(f"momentum_epochs {tuple(self.momentum_epochs)} must be increasing")
+        checks = {
+            "learning_rate": self.learning_rate > 0,
+            "learning_rate_time": self.learning_rate_time > 0,
+            "exaggeration": self.exaggeration > 0,
+            "exaggeration_epochs": self.exaggeration_epochs >= 0,
+            "min_gain": self.min_gain > 0,
+            "max_iter": self.max_iter >= 1,
+            "min_iter": self.min_iter >= 0,
+            "tol": self.tol >= 0,
+            "window": self.window >= 2,
+            "max_abs_time": self.max_abs_time > 0,
+            "max_abs_space": self.max_abs_space > 0,
+        }
+        for name, ok in checks.items():
+            if not ok:
+                raise ValueError(
+                    f"GradientDescent.{name} = {getattr(self, name)!r} is out of range"
+                )
+
+    def momentum_at(self, epoch: int) -> float:
+        """mu_e: the momentum used at ``epoch``."""
+        return float(self.momentum[int(np.searchsorted(self.momentum_epochs, epoch, "right"))])
+
+    def exaggeration_at(self, epoch: int) -> float:
+        """x_e: the attraction factor used at ``epoch``."""
+        return float(self.exaggeration) if epoch < self.exaggeration_epochs else 1.0
+
+
+@dataclass
+class OptimizeResult:
+    """What :func:`minimize` returns."""
+
+    Y: np.ndarray  # final coordinates (n x (n_space + n_time))
+    cost: float  # cost at the final Y
+    n_iter: int  # epochs run (gradient steps taken)
+    converged: bool  # stopped by the tolerance test (not by max_iter)
+    cost_trace: np.ndarray  # E_e for e = 0 .. n_iter - 1 (cost before the step of epoch e)
+    momentum_switches: list[int] = field(default_factory=list)  # epochs where mu changed
+    exaggeration_end: int | None = None  # first epoch run without exaggeration
+    time_gain: float | None = None  # final global time gain (None without time columns)
+    seconds: float = 0.0
+
+
+def _check_finite(what: str, value, epoch: int) -> None:
+    if not np.all(np.isfinite(value)):
+        raise DivergenceError(
+            f"optimisation diverged at epoch {epoch}: non-finite {what} "
+            "(try a smaller learning rate, in particular for the time coordinates)"
+        )
+
+
+def _evaluate(objective: Objective, Y: np.ndarray, factor: float, epoch: int):
+    try:
+        return objective(Y, factor)
+    except DivergenceError as error:
+        raise DivergenceError(f"optimisation diverged at epoch {epoch}: {error}") from error
+
+
+def minimize(
+    objective: Objective,
+    Y0: np.ndarray,
+    n_space: int,
+    settings: GradientDescent | None = None,
+) -> OptimizeResult:
+    """Minimise ``objective`` from ``Y0`` (n x d; columns ``n_space:`` are time)."""
+    s = settings or GradientDescent()
+    Y = np.array(Y0, dtype=np.float64, copy=True)
+    if Y.ndim != 2 or not 0 <= n_space <= Y.shape[1]:
+        raise ValueError(f"Y0 of shape {Y.shape} cannot have {n_space} space columns")
+    _check_finite("initial coordinates", Y, 0)
+    space, tm = slice(0, n_space), slice(n_space, Y.shape[1])
+    has_time = Y.shape[1] > n_space
+    update = np.zeros_like(Y)
+    gains = np.ones((Y.shape[0], n_space))
+    time_gain = 1.0
+    costs = np.empty(s.max_iter)
+    switches: list[int] = []
+    exaggeration_end = None
+    converged = False
+    started = time.perf_counter()
+    previous_momentum = s.momentum_at(0)
+    epoch = 0
+    for epoch in range(s.max_iter):
+        momentum = s.momentum_at(epoch)
+        if momentum != previous_momentum:
+            switches.append(epoch)
+            previous_momentum = momentum
+        factor = s.exaggeration_at(epoch)
+        if factor == 1.0 and exaggeration_end is None and s.exaggeration_epochs > 0:
+            exaggeration_end = epoch
+        cost, grad = _evaluate(objective, Y, factor, epoch)
+        _check_finite("cost", cost, epoch)
+        _check_finite("gradient", grad, epoch)
+        costs[epoch] = cost
+
+        g, u = grad[:, space], update[:, space]
+        flip = (g > 0) != (u > 0)
+        gains = np.where(flip, gains + s.gain_increase, gains * s.gain_decrease)
+        np.maximum(gains, s.min_gain, out=gains)
+        update[:, space] = momentum * u - s.learning_rate * gains * g
+        if has_time:
+            gt, ut = grad[:, tm], update[:, tm]
+            if np.vdot(gt, ut) < 0:
+                time_gain += s.gain_increase
+            else:
+                time_gain *= s.gain_decrease
+            time_gain = max(time_gain, s.min_gain)
+            update[:, tm] = momentum * ut - s.learning_rate_time * time_gain * gt
+        Y += update
+        Y -= Y.mean(axis=0)
+        _check_finite("coordinates", Y, epoch)
+        for name, cols, limit in (("space", space, s.max_abs_space), ("time", tm, s.max_abs_time)):
+            largest = float(np.abs(Y[:, cols]).max(initial=0.0))
+            if largest > limit:
+                raise DivergenceError(
+                    f"optimisation diverged at epoch {epoch}: a {name} coordinate reached "
+                    f"{largest:.3g} (limit {limit:.3g}); try a smaller {name} learning rate"
+                )
+
+        if s.log_every and (epoch % s.log_every == 0):
+            log.info(
+                "epoch %5d  cost %.6f  |grad| %.3e  momentum %.2f  exaggeration %.1f%s",
+                epoch, cost, float(np.linalg.norm(grad)), momentum, factor,
+                f"  time gain {time_gain:.3g}" if has_time else "",
+            )
+        if epoch + 1 >= max(s.min_iter, s.window):
+            last = costs[epoch + 1 - s.window : epoch + 1]
+            if last.max() - last.min() <= s.tol * abs(cost - costs[0]):
+                converged = True
+                break
+    n_iter = epoch + 1
+    final_cost, _ = _evaluate(objective, Y, 1.0, n_iter)
+    _check_finite("cost", final_cost, n_iter)
+    seconds = time.perf_counter() - started
+    log.info(
+        "%s after %d epochs: cost %.6f (%.2f s)",
+        "converged" if converged else "stopped", n_iter, final_cost, seconds,
+    )
+    return OptimizeResult(
+        Y=Y,
+        cost=float(final_cost),
+        n_iter=n_iter,
+        converged=converged,
+        cost_trace=costs[:n_iter].copy(),
+        momentum_switches=switches,
+        exaggeration_end=exaggeration_end,
+        time_gain=time_gain if has_time else None,
+        seconds=seconds,
+    )

@@ -1,0 +1,113 @@
+"""SNEST paper (section 1 of design/EXPERIMENTS.md): Table 1 and Figs. 2-4."""
+
+
+rule snest_embed:
+    """All restarts x learning rates of one Table 1 cell on one dataset; every run is kept."""
+    input:
+        lambda wc: artifact(wc.dataset),
+    output:
+        "results/embeddings/snest/{dataset}/{cell}.npz",
+    log:
+        "logs/snest/{dataset}/{cell}.log",
+    wildcard_constraints:
+        cell=r"(sne|tsne)-\d+|snest-\d+-\d+",
+    conda:
+        "../envs/embedlab.yaml"
+    threads: 2
+    resources:
+        mem_mb=4000,
+        runtime=600,
+    params:
+        folder=lambda wc: f"results/datasets/{wc.dataset}",
+        grid=lambda wc: json.dumps(snest_grid(wc.cell)),
+        restarts=lambda wc: snest_restarts(wc.dataset),
+        seed=config.get("snest", {}).get("seed", 0),
+        max_iter=config.get("snest", {}).get("max_iter", 5000),
+        log_every=config.get("snest", {}).get("log_every", 250),
+    shell:
+        "NUMBA_NUM_THREADS={threads} python -m embedlab snest-embed --artifact {params.folder:q}"
+        " --cell {wildcards.cell} --out {output:q} --grid {params.grid:q}"
+        " --restarts {params.restarts} --seed {params.seed} --max-iter {params.max_iter}"
+        " --log-every {params.log_every} > {log:q} 2>&1"
+
+
+rule snest_table:
+    """Table 1: our minimal KL per cell beside the paper's, winners per parameter budget."""
+    input:
+        runs=snest_runs(),
+        paper="config/paper_values/snest_table1.csv",
+    output:
+        csv=report(
+            "results/tables/snest_kl.csv",
+            caption="../report/snest_kl.rst",
+            category="SNEST",
+            labels={"table": "Table 1: minimal KL"},
+        ),
+        md="results/tables/snest_kl.md",
+        md_long="results/tables/snest_kl_long.md",
+    log:
+        "logs/snest/table.log",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        datasets=config.get("snest", {}).get("datasets", []),
+    shell:
+        "python -m embedlab snest-table --paper {input.paper:q} --csv {output.csv:q}"
+        " --md {output.md:q} --md-long {output.md_long:q} --datasets {params.datasets}"
+        " {input.runs:q} > {log:q} 2>&1"
+
+
+rule snest_figure:
+    """Figs. 2a, 3, 4: the best SNEST R^{2,1} run of SCHOOL, NIPS22, W5000."""
+    input:
+        runs=lambda wc: f"results/embeddings/snest/{SNEST_FIGURES[wc.fig]}/snest-2-1.npz",
+        data=lambda wc: artifact(SNEST_FIGURES[wc.fig]),
+    output:
+        png=report(
+            "results/figures/snest_{fig}.png",
+            caption="../report/snest_figure.rst",
+            category="SNEST",
+            labels={"figure": "{fig}"},
+        ),
+        pdf="results/figures/snest_{fig}.pdf",
+    log:
+        "logs/snest/{fig}.log",
+    wildcard_constraints:
+        fig="fig2a|fig3|fig4",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        folder=lambda wc: f"results/datasets/{SNEST_FIGURES[wc.fig]}",
+        stem=subpath(output.pdf, strip_suffix=".pdf"),
+    shell:
+        "python -m embedlab snest-figure {wildcards.fig} --runs {input.runs:q}"
+        " --artifact {params.folder:q} --out {params.stem:q} > {log:q} 2>&1"
+
+
+rule snest_kernel_figure:
+    """Fig. 2b: contours of the SNEST output kernel exp(dt^2) / (1 + ds^2)."""
+    output:
+        png=report(
+            "results/figures/snest_fig2b.png",
+            caption="../report/snest_figure.rst",
+            category="SNEST",
+            labels={"figure": "fig2b"},
+        ),
+        pdf="results/figures/snest_fig2b.pdf",
+    log:
+        "logs/snest/fig2b.log",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        stem=subpath(output.pdf, strip_suffix=".pdf"),
+    shell:
+        "python -m embedlab snest-figure fig2b --out {params.stem:q} > {log:q} 2>&1"
