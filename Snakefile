@@ -15,6 +15,10 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"
 include: "workflow/rules/snest.smk"
+include: "workflow/rules/tste.smk"
+include: "workflow/rules/dcode.smk"
+include: "workflow/rules/diffeomap.smk"
+include: "workflow/rules/ee.smk"
 
 
 rule all:

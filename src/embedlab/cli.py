@@ -10,6 +10,7 @@ import argparse
 import importlib
 import json
 import logging
+import pkgutil
 import sys
 import time
 from pathlib import Path
@@ -18,8 +19,12 @@ from embedlab import __version__
 
 log = logging.getLogger("embedlab")
 
-# each module in embedlab.experiments adds its paper's verbs through register(subparsers)
-EXPERIMENTS = ("snest",)
+
+def _experiment_modules() -> list[str]:
+    """Every module of :mod:`embedlab.experiments`; each adds its paper's verbs via register()."""
+    import embedlab.experiments as pkg
+
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__))
 
 
 def _cmd_fetch(args: argparse.Namespace) -> None:
@@ -91,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("meta", nargs="+", help="meta.json of each artifact")
     p.set_defaults(func=_cmd_summarize_datasets)
 
-    for name in EXPERIMENTS:
+    for name in _experiment_modules():
         importlib.import_module(f"embedlab.experiments.{name}").register(sub)
     return parser
 

@@ -93,7 +93,8 @@ def snest_runs():
 # SNEST figures showing the best snest-2-1 run of a dataset (fig2b needs no run)
 SNEST_FIGURES = {"fig2a": "school", "fig3": "nips22", "fig4": "w5000"}
 
-# final outputs of each paper, requested by `rule all` when the config has the paper's section
+# final outputs of each paper, requested by `rule all` when the config has the paper's section;
+# each paper's .smk adds its own entry: PAPER_TARGETS["<section>"] = [...]
 PAPER_TARGETS = {
     "snest": ["results/tables/snest_kl.csv", "results/tables/snest_kl.md"]
     + expand(

@@ -1,0 +1,1 @@
+"""D-CODE paper (section 2 of design/EXPERIMENTS.md)."""

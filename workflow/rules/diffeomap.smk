@@ -1,0 +1,1 @@
+"""Diffeomap paper (section 3 of design/EXPERIMENTS.md)."""

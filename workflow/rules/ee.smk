@@ -1,0 +1,1 @@
+"""Elastic Embedding (section 5 of design/EXPERIMENTS.md)."""

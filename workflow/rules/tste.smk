@@ -1,0 +1,1 @@
+"""t-STE paper (section 4 of design/EXPERIMENTS.md)."""
