@@ -53,7 +53,7 @@ rule snest_table:
         mem_mb=1000,
         runtime=10,
     params:
-        datasets=config.get("snest", {}).get("datasets", []),
+        datasets=",".join(config.get("snest", {}).get("datasets", [])),
     shell:
         "python -m embedlab snest-table --paper {input.paper:q} --csv {output.csv:q}"
         " --md {output.md:q} --md-long {output.md_long:q} --datasets {params.datasets}"

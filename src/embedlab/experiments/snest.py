@@ -233,7 +233,7 @@ def _cmd_embed(args: argparse.Namespace) -> None:
 
 def _cmd_table(args: argparse.Namespace) -> None:
     df = kl_table(args.runs, args.paper)
-    datasets = list(dict.fromkeys(args.datasets or df["dataset"]))
+    datasets = args.datasets.split(",") if args.datasets else list(dict.fromkeys(df["dataset"]))
     tables.write_table(df, args.csv, args.md_long, title="SNEST Table 1 (long form)")
     matrix = kl_matrix(df, datasets)
     claims = space_time_claims(df)
@@ -316,7 +316,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True, help="Table 1 layout (markdown)")
     p.add_argument("--md-long", required=True, help="long form (markdown)")
-    p.add_argument("--datasets", nargs="*", help="column order")
+    p.add_argument("--datasets", help="column order, comma-separated")
     p.add_argument("runs", nargs="+", help="runs files written by snest-embed")
     p.set_defaults(func=_cmd_table)
 
