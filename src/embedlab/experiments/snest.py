@@ -285,12 +285,9 @@ def figure(name: str, out_stem: str | Path, runs_file=None, artifact_dir=None) -
         )
     else:
         fig = plots.words_figure(Y, items["name"].tolist(), time_limit=time_limit)
-    fig.suptitle(
-        f"KL = {data['best']['cost']:.3f} (best of {len(data['runs'])} runs)",
-        fontsize=9,
-        y=0.005,
-        va="bottom",
-    )
+    ax = fig.axes[0]
+    kl_note = f"KL = {data['best']['cost']:.3f} (best of {len(data['runs'])} runs)"
+    ax.set_title(f"{ax.get_title()}\n{kl_note}", fontsize=ax.title.get_fontsize())
     plots.save_figure(fig, out_stem)
 
 
