@@ -1,0 +1,143 @@
+"""t-STE paper glue: Fig. 2 protocol on a tiny planted data set, tables, claims, maps, figures."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from embedlab import artifacts
+from embedlab.experiments import tste
+
+from .conftest import REPO
+
+
+def planted_triplets(n_per_class=12, n_classes=3, m=1500, seed=0):
+    """Items in well-separated 2-D clusters; triplets (i, j, l) with d_ij < d_il, true labels."""
+    rng = np.random.default_rng(seed)
+    centres = 6.0 * rng.normal(size=(n_classes, 2))
+    labels = np.repeat(np.arange(n_classes), n_per_class)
+    X = centres[labels] + rng.normal(size=(len(labels), 2))
+    n = len(X)
+    trip = []
+    while len(trip) < m:
+        i, j, k = rng.choice(n, 3, replace=False)
+        dj, dk = np.sum((X[i] - X[j]) ** 2), np.sum((X[i] - X[k]) ** 2)
+        trip.append((i, j, k) if dj < dk else (i, k, j))
+    items = pd.DataFrame({"name": [str(i) for i in range(n)], "genre": [f"g{c}" for c in labels]})
+    return artifacts.Artifact(
+        "triplets",
+        {"triplets": np.array(trip, dtype=np.int64), "labels": labels},
+        items,
+        {"n": n, "name": "planted"},
+    )
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tste") / "planted"
+    artifacts.save(planted_triplets(), folder, "planted")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def metrics(planted, tmp_path_factory):
+    out = tmp_path_factory.mktemp("metrics")
+    files = []
+    for method, grid in [
+        ("t-STE-X", {}),
+        ("STE-X", {}),
+        ("CKL-X", {"mu": [0.01, 0.1]}),
+        ("GNMDS-K", {"lam": [0.0, 0.1]}),
+    ]:
+        df = tste.evaluate_method(planted, method, [2, 3], 2, grid, seed=0, max_iter=150)
+        files.append(out / f"{method}.csv")
+        df.to_csv(files[-1], index=False)
+    return files
+
+
+def test_protocol_rows_and_errors(metrics):
+    df = pd.concat([pd.read_csv(f) for f in metrics])
+    assert len(df) == 4 * 2 * 2  # methods x dims x folds
+    assert set(df["fold"]) == {0, 1} and set(df["dims"]) == {2, 3}
+    assert df["generalisation_error"].between(0, 1).all()
+    # planted clusters in 2-D: a good triplet embedding generalises and separates the classes
+    tste_2d = df[(df["method"] == "t-STE-X") & (df["dims"] == 2)]
+    assert tste_2d["generalisation_error"].mean() < 0.25
+    assert tste_2d["loo_1nn_error"].mean() < 0.2
+    # the validated parameter is one of the grid's values, with one validation error per value
+    ckl = df[df["method"] == "CKL-X"]
+    assert all(json.loads(p)["mu"] in (0.01, 0.1) for p in ckl["params"])
+    assert all(len(json.loads(v)) == 2 for v in ckl["validation_errors"])
+
+
+def test_table_has_one_row_per_dim_and_fold_means(metrics):
+    t = tste.fig2_table(metrics)
+    assert list(t["dims"]) == [2, 3]
+    df = pd.read_csv(metrics[0])
+    want = df[df["dims"] == 2]["generalisation_error"].mean()
+    assert t.loc[0, "t-STE-X gen"] == pytest.approx(want, abs=1e-4)
+    assert list(t.columns[1:5]) == ["GNMDS-K gen", "CKL-X gen", "STE-X gen", "t-STE-X gen"]
+
+
+def _fake_table(gen, nn):
+    t = pd.DataFrame({"dims": [2]})
+    for m, g in gen.items():
+        t[f"{m} gen"] = [g]
+    for m, e in nn.items():
+        t[f"{m} 1nn"] = [e]
+    return t
+
+
+def test_claims_verdicts_follow_the_numbers():
+    paper = REPO / "config/paper_values/tste_claims.csv"
+    good = _fake_table({"STE-X": 0.35, "t-STE-X": 0.36}, {"STE-X": 0.85, "t-STE-X": 0.66})
+    bad = _fake_table({"STE-X": 0.12, "t-STE-X": 0.36}, {"STE-X": 0.60, "t-STE-X": 0.42})
+    music_good = _fake_table({"STE-X": 0.2, "t-STE-X": 0.2}, {"STE-X": 0.6, "t-STE-X": 0.5})
+    music_bad = _fake_table({"STE-X": 0.2, "t-STE-X": 0.2}, {"STE-X": 0.4, "t-STE-X": 0.5})
+    ok = tste.claims_table({"mnist_triplets_1k": good, "music": music_good}, paper)
+    ko = tste.claims_table({"mnist_triplets_1k": bad, "music": music_bad}, paper)
+    assert list(ok["holds"]) == [True, True, True, True]
+    assert list(ko["holds"]) == [False, False, False, False]
+
+
+def test_maps_and_figures(planted, metrics, tmp_path):
+    for method in ("t-STE-X", "STE-X"):
+        tste.embed_map(planted, method, tmp_path / f"{method}.npz", max_iter=100)
+    Y, labels, meta = tste.load_map(tmp_path / "t-STE-X.npz")
+    assert Y.shape == (36, 2) and len(labels) == 36 and meta["method"] == "t-STE-X"
+    assert meta["training_error"] < 0.2
+    from embedlab.plots import tste as plots
+
+    t = tste.fig2_table(metrics)
+    for name, fig in [
+        ("fig2", plots.fig2({"planted": t, "again": t})),
+        ("fig3", plots.fig3([tste.load_map(tmp_path / f"{m}.npz") for m in ("STE-X", "t-STE-X")])),
+        ("fig4", plots.fig4(Y, artifacts.load(planted).items["genre"].to_numpy(), meta)),
+    ]:
+        png, pdf = plots.save_figure(fig, tmp_path / name)
+        assert png.stat().st_size > 1000 and pdf.stat().st_size > 1000
+
+
+def test_bad_input_fails_early(planted, tmp_path):
+    with pytest.raises(ValueError, match="unknown method"):
+        tste.make_estimator("PCA-X", 2)
+    with pytest.raises(ValueError, match="one parameter"):
+        tste.evaluate_method(planted, "CKL-X", [2], 2, {"mu": [0.1], "lam": [0.0]})
+    art = artifacts.load(planted)
+    art.arrays.pop("labels")
+    artifacts.save(art, tmp_path / "nolabels", "nolabels")
+    with pytest.raises(ValueError, match="labels"):
+        tste.load_triplets(tmp_path / "nolabels")
+
+
+def test_k_forms_read_every_dimension_off_one_kernel(planted):
+    trip, n, _ = tste.load_triplets(planted)
+    fits = tste.fit_embeddings("STE-K", [3, 2], trip, n, {"lam": 0.01}, seed=0, max_iter=30)
+    assert sorted(fits) == [2, 3]
+    Y2, Y3 = fits[2][0], fits[3][0]
+    assert Y2.shape == (n, 2) and Y3.shape == (n, 3)
+    np.testing.assert_allclose(Y3[:, :2], Y2, atol=1e-10)  # nested MDS truncations
+    assert fits[2][1] == fits[3][1]  # one fit, same iteration count
+    x_fits = tste.fit_embeddings("STE-X", [2, 3], trip, n, {}, seed=0, max_iter=30)
+    assert x_fits[2][0].shape == (n, 2) and x_fits[3][0].shape == (n, 3)
