@@ -1,1 +1,148 @@
 """D-CODE paper (section 2 of design/EXPERIMENTS.md)."""
+
+if "dcode" in config:
+    validate(config["dcode"], schema="../schemas/dcode.schema.yaml")
+    PAPER_TARGETS["dcode"] = [
+        "results/tables/dcode_rank.csv",
+        "results/tables/dcode_rank.md",
+        "results/tables/dcode_synthetic_rank.csv",
+    ] + expand(
+        "results/figures/dcode_{fig}.{ext}",
+        fig=list(config["dcode"]["figures"]),
+        ext=["png", "pdf"],
+    )
+    PAPER_TARGETS["dcode"] += [
+        f"results/tables/dcode_{fig}.csv"
+        for fig in config["dcode"]["figures"]
+        if fig != "fig3"
+    ]
+
+DCODE = config.get("dcode", {})
+
+
+# one Table 2 result file per configured subset size ("20,188" -> 20a_188w)
+DCODE_SIZE_FILES = [
+    "results/dcode/rank_{}a_{}w.json".format(*size.split(","))
+    for size in DCODE.get("sizes", [])
+]
+
+
+rule dcode_rank:
+    """Table 2 for one subset size: validation of the D-CODE variances, then all methods."""
+    input:
+        artifact("nips12"),
+    output:
+        "results/dcode/rank_{a}a_{w}w.json",
+    log:
+        "logs/dcode/rank_{a}a_{w}w.log",
+    wildcard_constraints:
+        a=r"\d+",
+        w=r"\d+",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    params:
+        grid=json.dumps(DCODE.get("grid", {})),
+        extra=json.dumps(DCODE.get("params", {})),
+        methods=DCODE.get("methods", []),
+        pool=DCODE.get("pool", [100, 500]),
+        subsets=DCODE.get("subsets", 1),
+        val_subsets=DCODE.get("val_subsets", 2),
+        fit_step=DCODE.get("fit_step", 11),
+        seed=DCODE.get("seed", 0),
+    shell:
+        "NUMBA_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m embedlab dcode-rank"
+        " --artifact results/datasets/nips12 --size {wildcards.a},{wildcards.w}"
+        " --out {output:q} --subsets {params.subsets} --val-subsets {params.val_subsets}"
+        " --seed {params.seed} --fit-step {params.fit_step} --pool {params.pool}"
+        " --methods {params.methods} --params {params.extra:q} --grid {params.grid:q}"
+        " > {log:q} 2>&1"
+
+
+rule dcode_table:
+    """Table 2: our median ranks (mean ± s.d. over subsets) beside the paper's."""
+    input:
+        results=DCODE_SIZE_FILES,
+        paper="config/paper_values/dcode_table2.csv",
+    output:
+        csv=report(
+            "results/tables/dcode_rank.csv",
+            caption="../report/dcode_rank.rst",
+            category="D-CODE",
+            labels={"table": "Table 2: median author rank"},
+        ),
+        md="results/tables/dcode_rank.md",
+        md_long="results/tables/dcode_rank_long.md",
+    log:
+        "logs/dcode/table.log",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    shell:
+        "python -m embedlab dcode-table --paper {input.paper:q} --csv {output.csv:q}"
+        " --md {output.md:q} --md-long {output.md_long:q} {input.results:q} > {log:q} 2>&1"
+
+
+rule dcode_fig3:
+    """Fig. 3 (synthetic): ellipses at three epochs and the rank trajectories (+ their table)."""
+    input:
+        artifact("dcode_synthetic"),
+    output:
+        png=report(
+            "results/figures/dcode_fig3.png",
+            caption="../report/dcode_figure.rst",
+            category="D-CODE",
+            labels={"figure": "fig3"},
+        ),
+        pdf="results/figures/dcode_fig3.pdf",
+        table="results/tables/dcode_synthetic_rank.csv",
+    log:
+        "logs/dcode/fig3.log",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        stem=subpath(output.pdf, strip_suffix=".pdf"),
+        settings=json.dumps(DCODE.get("figures", {}).get("fig3", {})),
+    shell:
+        "OPENBLAS_NUM_THREADS=1 python -m embedlab dcode-figure fig3"
+        " --artifact results/datasets/dcode_synthetic --out {params.stem:q}"
+        " --table {output.table:q} --config {params.settings:q} > {log:q} 2>&1"
+
+
+rule dcode_nips_figure:
+    """Fig. 4 (NIPS 1999 embedding; table: coordinates) and Fig. 5 (author-given-word ranks
+    over time; table: the trajectories and the empirical p(a | w))."""
+    input:
+        artifact("nips12"),
+    output:
+        png=report(
+            "results/figures/dcode_{fig}.png",
+            caption="../report/dcode_figure.rst",
+            category="D-CODE",
+            labels={"figure": "{fig}"},
+        ),
+        pdf="results/figures/dcode_{fig}.pdf",
+        table="results/tables/dcode_{fig}.csv",
+    log:
+        "logs/dcode/{fig}.log",
+    wildcard_constraints:
+        fig="fig4|fig5",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        stem=subpath(output.pdf, strip_suffix=".pdf"),
+        settings=lambda wc: json.dumps(DCODE["figures"][wc.fig]),
+    shell:
+        "OPENBLAS_NUM_THREADS=1 python -m embedlab dcode-figure {wildcards.fig}"
+        " --artifact results/datasets/nips12 --out {params.stem:q}"
+        " --table {output.table:q} --config {params.settings:q} > {log:q} 2>&1"
