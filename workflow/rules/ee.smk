@@ -1,1 +1,153 @@
 """Elastic Embedding (section 5 of design/EXPERIMENTS.md)."""
+
+if "ee" in config:
+    validate(config["ee"], schema="../schemas/ee.schema.yaml")
+
+EE = config.get("ee", {})
+EE_HOMOTOPY = EE.get("homotopy", {})
+
+
+PAPER_TARGETS["ee"] = (
+    ["results/tables/ee_sweep.csv", "results/tables/ee_sweep.md"]
+    + expand(
+        "results/figures/ee_sweep_{dataset}.{ext}",
+        dataset=EE.get("datasets", []),
+        ext=["png", "pdf"],
+    )
+    + [
+        "results/tables/ee_homotopy.csv",
+        "results/tables/ee_homotopy.md",
+        "results/figures/ee_homotopy.png",
+        "results/figures/ee_homotopy.pdf",
+    ]
+)
+
+
+rule ee_sweep:
+    """Every (negative weights, lambda) map of one dataset, learning rate 100 then 10."""
+    input:
+        lambda wc: artifact(wc.dataset),
+    output:
+        maps="results/embeddings/ee/{dataset}.npz",
+        csv="results/embeddings/ee/{dataset}.csv",
+    log:
+        "logs/ee/sweep_{dataset}.log",
+    conda:
+        "../envs/embedlab.yaml"
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=120,
+    params:
+        folder=lambda wc: f"results/datasets/{wc.dataset}",
+        lambdas=json.dumps(EE.get("lambdas", {})),
+        perplexity=lambda wc: EE.get("perplexity", {}).get(
+            wc.dataset, EE.get("perplexity", {}).get("default", 40)
+        ),
+        max_iter=lambda wc: EE.get("max_iter", {}).get(
+            wc.dataset, EE.get("max_iter", {}).get("default", 1000)
+        ),
+        rates=EE.get("learning_rates", [100, 10]),
+    shell:
+        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} python -m embedlab ee-sweep"
+        " --artifact {params.folder:q} --dataset {wildcards.dataset} --lambdas {params.lambdas:q}"
+        " --perplexity {params.perplexity} --max-iter {params.max_iter}"
+        " --learning-rates {params.rates} --out {output.maps:q} --csv {output.csv:q}"
+        " > {log:q} 2>&1"
+
+
+rule ee_table:
+    """All datasets' sweep metrics in one table."""
+    input:
+        expand("results/embeddings/ee/{dataset}.csv", dataset=EE.get("datasets", [])),
+    output:
+        csv=report(
+            "results/tables/ee_sweep.csv",
+            caption="../report/ee_sweep_table.rst",
+            category="Elastic Embedding",
+            labels={"table": "lambda sweep"},
+        ),
+        md="results/tables/ee_sweep.md",
+    log:
+        "logs/ee/table.log",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    shell:
+        "python -m embedlab ee-table --csv {output.csv:q} --md {output.md:q} {input:q}"
+        " > {log:q} 2>&1"
+
+
+rule ee_figure:
+    """The lambda grid of one dataset."""
+    input:
+        data=lambda wc: artifact(wc.dataset),
+        maps="results/embeddings/ee/{dataset}.npz",
+        csv="results/embeddings/ee/{dataset}.csv",
+    output:
+        png=report(
+            "results/figures/ee_sweep_{dataset}.png",
+            caption="../report/ee_sweep_figure.rst",
+            category="Elastic Embedding",
+            labels={"figure": "sweep {dataset}"},
+        ),
+        pdf="results/figures/ee_sweep_{dataset}.pdf",
+    log:
+        "logs/ee/figure_{dataset}.log",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        folder=lambda wc: f"results/datasets/{wc.dataset}",
+        stem=subpath(output.pdf, strip_suffix=".pdf"),
+    shell:
+        "python -m embedlab ee-figure --artifact {params.folder:q} --dataset {wildcards.dataset}"
+        " --runs {input.maps:q} --csv {input.csv:q} --out {params.stem:q} > {log:q} 2>&1"
+
+
+rule ee_homotopy:
+    """Swiss roll: fixed lambda vs polytope / log-spaced homotopy at the same budget."""
+    input:
+        artifact(EE_HOMOTOPY.get("dataset", "swissroll")),
+    output:
+        csv=report(
+            "results/tables/ee_homotopy.csv",
+            caption="../report/ee_homotopy.rst",
+            category="Elastic Embedding",
+            labels={"table": "homotopy"},
+        ),
+        md="results/tables/ee_homotopy.md",
+        png=report(
+            "results/figures/ee_homotopy.png",
+            caption="../report/ee_homotopy.rst",
+            category="Elastic Embedding",
+            labels={"figure": "homotopy"},
+        ),
+        pdf="results/figures/ee_homotopy.pdf",
+    log:
+        "logs/ee/homotopy.log",
+    conda:
+        "../envs/embedlab.yaml"
+    threads: 2
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    params:
+        folder=lambda wc, input: str(Path(input[0]).parent),
+        stem=subpath(output.pdf, strip_suffix=".pdf"),
+        lam=EE_HOMOTOPY.get("lam", 100),
+        perplexity=EE_HOMOTOPY.get("perplexity", 12),
+        budget=EE_HOMOTOPY.get("budget", 5000),
+        start=EE_HOMOTOPY.get("start", 1e-4),
+        steps=EE_HOMOTOPY.get("logspace_steps", 50),
+        rate=EE_HOMOTOPY.get("learning_rate", 100),
+    shell:
+        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} python -m embedlab"
+        " ee-homotopy --artifact {params.folder:q} --lam {params.lam}"
+        " --perplexity {params.perplexity} --budget {params.budget} --start {params.start}"
+        " --logspace-steps {params.steps} --learning-rate {params.rate} --csv {output.csv:q}"
+        " --md {output.md:q} --out {params.stem:q} > {log:q} 2>&1"

@@ -1,0 +1,224 @@
+"""Elastic Embedding (Carreira-Perpinan 2010) as smallvis runs it, plus the homotopy method.
+
+    E(Y) = sum_ij v+_ij ||y_i - y_j||^2 + lambda sum_ij v-_ij exp(-||y_i - y_j||^2)
+
+* v+ : perplexity-calibrated Gaussian affinities, symmetrised and normalised like symmetric
+  SNE's P, (P + P^T) / (2n), summing to 1 (:func:`embedlab.perplexity.symmetric_affinities`).
+  The notes say the spectral-direction paper skips the division by the sum, but smallvis
+  normalises (ee.R: ``normalize = TRUE``) and its learning rates need it: with V+ summing to
+  n, iris at lambda = 100 and learning rate 100 diverges (epoch 84, measured);
+* v- : squared input distances, normalised like smallvis's to sum 1, r_ij^2 / sum_kl r_kl^2
+  (``negative_weights="distance"``), or 1 (``"uniform"``, the "no negative weights" variant,
+  where lambda ~ 1e-3 ... 1e-5 is the useful range). The normalisation makes the map
+  independent of the input's units (pixels in [0, 1] or 0-255 give the same v-). smallvis's
+  code (ee.R) normalises both V+ and V- and uses unsquared distances for V-; the notes and
+  the EE paper use r^2, which we keep;
+* initialisation: PCA scores scaled to standard deviation 1e-4 per column (smallvis "spca");
+* optimiser: :func:`embedlab.optimize.minimize` (delta-bar-delta gains, momentum 0.5 then 0.8
+  from epoch 250, no exaggeration: smallvis's defaults for EE).
+
+The cost is :class:`embedlab.methods.neighbour.ElasticCost`, i.e. the shared neighbour-embedding
+pair kernel with the SNE output kernel and dense repulsive weights.
+
+Homotopy (``homotopy="logspace"``): lambda takes ``homotopy_steps`` log-spaced values from
+``homotopy_start`` to ``lam``; each stage runs up to ``stage_iter`` epochs from the previous
+stage's final coordinates. ``homotopy="polytope"``: smallvis notes' approximation, lambda =
+homotopy_start, then the powers of 10 above it up to ``lam`` (``lam`` last), the first stage
+allowed ``first_stage_iter`` epochs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from embedlab.methods.neighbour import ElasticCost
+from embedlab.optimize import GradientDescent, minimize
+from embedlab.perplexity import squared_distances, symmetric_affinities
+
+NEGATIVE_WEIGHTS = ("distance", "uniform")
+HOMOTOPY = (None, "logspace", "polytope")
+
+
+def logspace_lambdas(target: float, start: float = 1e-4, n_steps: int = 50) -> np.ndarray:
+    """n_steps log-spaced lambdas from ``start`` to ``target`` (both included)."""
+    if not 0 < start <= target or n_steps < 1:
+        raise ValueError(f"need 0 < start {start} <= target {target} and n_steps {n_steps} >= 1")
+    if n_steps == 1:
+        return np.array([float(target)])
+    lams = np.logspace(math.log10(start), math.log10(target), n_steps)
+    lams[-1] = target
+    return lams
+
+
+def polytope_lambdas(target: float, start: float = 1e-4) -> np.ndarray:
+    """``start``, then every power of 10 strictly between start and target, then target."""
+    if not 0 < start <= target:
+        raise ValueError(f"need 0 < start {start} <= target {target}")
+    powers = 10.0 ** np.arange(math.floor(math.log10(start)) + 1, math.ceil(math.log10(target)))
+    inner = [p for p in powers if start * (1 + 1e-12) < p < target * (1 - 1e-12)]
+    lams = [float(start), *inner]
+    if target > start:
+        lams.append(float(target))
+    return np.array(lams)
+
+
+def scaled_pca(X: np.ndarray, n_components: int = 2, sd: float = 1e-4) -> np.ndarray:
+    """PCA scores of X, each column rescaled to standard deviation ``sd``; the sign of each
+    axis fixed so that its largest-magnitude loading is positive (deterministic)."""
+    Xc = np.asarray(X, dtype=np.float64) - np.mean(X, axis=0)
+    U, S, Vt = np.linalg.svd(Xc, full_matrices=False)
+    scores = U[:, :n_components] * S[:n_components]
+    signs = np.sign(Vt[np.arange(n_components), np.argmax(np.abs(Vt[:n_components]), axis=1)])
+    scores *= np.where(signs == 0, 1.0, signs)
+    spread = scores.std(axis=0)
+    spread[spread == 0] = 1.0
+    return scores / spread * sd
+
+
+class ElasticEmbedding(BaseEstimator):
+    """Elastic Embedding of vectors X (n x D); see the module docstring.
+
+    Parameters
+    ----------
+    lam : target lambda. perplexity : of the Gaussian v+.
+    negative_weights : "distance" (v- = r^2) or "uniform" (v- = 1).
+    learning_rate, momentum, momentum_epochs, min_gain, max_iter, min_iter, tol : optimiser
+        (:class:`embedlab.optimize.GradientDescent`; max_iter per stage with a homotopy unless
+        ``stage_iter`` is given).
+    homotopy, homotopy_start, homotopy_steps, stage_iter, first_stage_iter : see module doc.
+    init : "spca" (scaled PCA, sd 1e-4) or "random" (normal, sd 1e-4, from random_state).
+    log_every : epochs between progress lines. random_state : seed (only used by "random").
+
+    Attributes
+    ----------
+    embedding_, cost_ (E at embedding_ and the target lambda), n_iter_ (epochs, all stages),
+    cost_trace_, lambdas_ (lambda per stage), stage_n_iter_, stage_starts_ (the coordinates
+    each stage started from), stage_ends_ (where each stage stopped).
+    """
+
+    def __init__(
+        self,
+        lam=100.0,
+        perplexity=40.0,
+        negative_weights="distance",
+        *,
+        n_components=2,
+        learning_rate=100.0,
+        momentum=(0.5, 0.8),
+        momentum_epochs=(250,),
+        min_gain=0.01,
+        max_iter=1000,
+        min_iter=250,
+        tol=1e-7,
+        homotopy=None,
+        homotopy_start=1e-4,
+        homotopy_steps=50,
+        stage_iter=None,
+        first_stage_iter=None,
+        init="spca",
+        log_every=0,
+        random_state=None,
+    ):
+        self.lam = lam
+        self.perplexity = perplexity
+        self.negative_weights = negative_weights
+        self.n_components = n_components
+        self.learning_rate = learning_rate
+        self.momentum = momentum
+        self.momentum_epochs = momentum_epochs
+        self.min_gain = min_gain
+        self.max_iter = max_iter
+        self.min_iter = min_iter
+        self.tol = tol
+        self.homotopy = homotopy
+        self.homotopy_start = homotopy_start
+        self.homotopy_steps = homotopy_steps
+        self.stage_iter = stage_iter
+        self.first_stage_iter = first_stage_iter
+        self.init = init
+        self.log_every = log_every
+        self.random_state = random_state
+
+    def _lambdas(self) -> np.ndarray:
+        if self.homotopy not in HOMOTOPY:
+            raise ValueError(f"homotopy={self.homotopy!r}; expected one of {HOMOTOPY}")
+        if not self.lam > 0:
+            raise ValueError(f"lam={self.lam!r} must be > 0")
+        if self.homotopy is None:
+            return np.array([float(self.lam)])
+        if self.homotopy == "logspace":
+            return logspace_lambdas(self.lam, self.homotopy_start, self.homotopy_steps)
+        return polytope_lambdas(self.lam, self.homotopy_start)
+
+    def _stage_settings(self, stage: int) -> GradientDescent:
+        max_iter = self.max_iter if self.stage_iter is None else self.stage_iter
+        if stage == 0 and self.first_stage_iter is not None:
+            max_iter = self.first_stage_iter
+        return GradientDescent(
+            learning_rate=self.learning_rate,
+            momentum=tuple(self.momentum),
+            momentum_epochs=tuple(self.momentum_epochs),
+            exaggeration=1.0,
+            exaggeration_epochs=0,
+            min_gain=self.min_gain,
+            max_iter=int(max_iter),
+            min_iter=min(int(self.min_iter), int(max_iter)),
+            tol=self.tol,
+            log_every=self.log_every,
+        )
+
+    def _initial(self, X: np.ndarray) -> np.ndarray:
+        if self.init == "spca":
+            return scaled_pca(X, self.n_components)
+        if self.init == "random":
+            rng = np.random.default_rng(self.random_state)
+            return rng.normal(0.0, 1e-4, size=(X.shape[0], self.n_components))
+        raise ValueError(f"init={self.init!r}; expected 'spca' or 'random'")
+
+    def objective(self, X) -> ElasticCost:
+        """The EE cost of X at the target lambda (v+, v- built from X)."""
+        if self.negative_weights not in NEGATIVE_WEIGHTS:
+            raise ValueError(
+                f"negative_weights={self.negative_weights!r}; expected one of {NEGATIVE_WEIGHTS}"
+            )
+        D2 = squared_distances(X)
+        V_plus = symmetric_affinities(D2, self.perplexity)
+        V_minus = D2 / D2.sum() if self.negative_weights == "distance" else None
+        return ElasticCost(V_plus, V_minus, self.lam, n_space=self.n_components)
+
+    def fit(self, X, y=None, objective: ElasticCost | None = None):
+        """Embed the rows of X. ``objective``: a prebuilt :meth:`objective` of the same X,
+        perplexity and negative weights, to share v+ / v- between runs (lambda is reset)."""
+        X = np.asarray(X, dtype=np.float64)
+        lambdas = self._lambdas()
+        if objective is None:
+            objective = self.objective(X)
+        elif objective.n != X.shape[0]:
+            raise ValueError(f"objective has {objective.n} points, X has {X.shape[0]}")
+        Y = self._initial(X)
+        starts, ends, n_iters, traces = [], [], [], []
+        for stage, lam in enumerate(lambdas):
+            objective.lam = float(lam)
+            starts.append(Y.copy())
+            result = minimize(objective, Y, self.n_components, self._stage_settings(stage))
+            Y = result.Y
+            ends.append(Y.copy())
+            n_iters.append(result.n_iter)
+            traces.append(result.cost_trace)
+        objective.lam = float(self.lam)
+        self.embedding_ = Y
+        self.cost_ = objective.cost(Y)
+        self.n_iter_ = int(sum(n_iters))
+        self.cost_trace_ = np.concatenate(traces)
+        self.lambdas_ = lambdas
+        self.stage_n_iter_ = np.array(n_iters)
+        self.stage_starts_ = starts
+        self.stage_ends_ = ends
+        return self
+
+    def fit_transform(self, X, y=None) -> np.ndarray:
+        """:meth:`fit`, then return ``embedding_``."""
+        return self.fit(X).embedding_

@@ -1,0 +1,76 @@
+"""Elastic Embedding glue: sweep with learning-rate fallback, table, figures, homotopy."""
+
+import argparse
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from embedlab import artifacts
+from embedlab.datasets.synthetic import build_swiss_roll
+from embedlab.experiments import ee
+
+
+@pytest.fixture(scope="module")
+def roll(tmp_path_factory):
+    art = build_swiss_roll({}, n_points=300, seed=1)
+    folder = tmp_path_factory.mktemp("data") / "roll"
+    artifacts.save(art, folder, "roll")
+    return art, folder
+
+
+def test_unrolling_measure():
+    t = np.linspace(0, 10, 200)
+    rng = np.random.default_rng(0)
+    line = np.column_stack([np.cos(0.6) * t, np.sin(0.6) * t]) + rng.normal(0, 0.01, (200, 2))
+    assert ee.unrolling(line, t)[0] > 0.999
+    folded = np.column_stack([np.abs(t - 5.0), rng.normal(0, 0.01, 200)])  # not unrolled
+    assert ee.unrolling(folded, t)[0] < 0.3
+    blob = rng.normal(size=(200, 2))
+    assert ee.unrolling(blob, t)[0] < 0.3
+
+
+def test_sweep_falls_back_to_the_next_learning_rate(roll):
+    art, _ = roll
+    X = art.arrays["X"]
+    table, maps = ee.sweep(
+        X, art.arrays["labels"], "roll", {"distance": [1000.0], "uniform": [1e-3]}, 12.0,
+        [1e6, 100.0], 150,
+    )
+    assert list(table["negative_weights"]) == ["distance", "uniform"]
+    assert (table["learning_rate"] == 100.0).all()
+    assert table["diverged_at"].str.startswith("1e+06").all()
+    assert maps.shape == (2, 300, 2) and np.isfinite(maps).all()
+    assert table["nn1_error"].between(0, 1).all() and table["trustworthiness"].between(0, 1).all()
+    # every learning rate diverging is recorded, not raised
+    table, maps = ee.sweep(X, None, "roll", {"distance": [1000.0]}, 12.0, [1e6], 150)
+    assert table["learning_rate"].isna().all() and np.isnan(maps).all()
+
+
+def test_cli_sweep_table_figure_homotopy(roll, tmp_path):
+    _, folder = roll
+    parser = argparse.ArgumentParser()
+    ee.register(parser.add_subparsers())
+
+    def run(*argv):
+        args = parser.parse_args([str(a) for a in argv])
+        args.func(args)
+
+    maps, csv = tmp_path / "roll.npz", tmp_path / "roll.csv"
+    run("ee-sweep", "--artifact", folder, "--dataset", "roll", "--perplexity", 12,
+        "--lambdas", '{"distance": [10, 100], "uniform": [1e-4]}', "--max-iter", 100,
+        "--out", maps, "--csv", csv)
+    run("ee-table", "--csv", tmp_path / "t.csv", "--md", tmp_path / "t.md", csv)
+    table = pd.read_csv(tmp_path / "t.csv")
+    assert len(table) == 3 and "trustworthiness" in (tmp_path / "t.md").read_text()
+    run("ee-figure", "--artifact", folder, "--dataset", "roll", "--runs", maps, "--csv", csv,
+        "--out", tmp_path / "fig")
+    assert (tmp_path / "fig.png").stat().st_size > 0 and (tmp_path / "fig.pdf").exists()
+    run("ee-homotopy", "--artifact", folder, "--budget", 140, "--logspace-steps", 7,
+        "--csv", tmp_path / "h.csv", "--md", tmp_path / "h.md", "--out", tmp_path / "h")
+    homotopy = pd.read_csv(tmp_path / "h.csv")
+    assert list(homotopy["schedule"]) == ["fixed", "polytope", "logspace"]
+    assert (homotopy["n_iter"] <= 140).all() and (homotopy["budget"] == 140).all()
+    assert list(homotopy["stages"]) == [1, 7, 7]
+    assert homotopy["spearman_t"].between(0, 1).all()
+    assert (tmp_path / "h.png").exists()
