@@ -1,1 +1,178 @@
-"""Diffeomap paper (section 3 of design/EXPERIMENTS.md)."""
+"""Diffeomap paper (section 3 of design/EXPERIMENTS.md): 1-NN table, Figs. 2-4."""
+
+if "diffeomap" in config:
+    validate(config["diffeomap"], schema="../schemas/diffeomap.schema.yaml")
+    PAPER_TARGETS["diffeomap"] = [
+        "results/tables/diffeomap_1nn.csv",
+        "results/tables/diffeomap_1nn.md",
+    ] + expand(
+        "results/figures/diffeomap_{fig}.{ext}",
+        fig=config["diffeomap"]["figures"],
+        ext=["png", "pdf"],
+    )
+
+DIFFEOMAP = config.get("diffeomap", {})
+# figure -> the dataset whose final map it shows
+DIFFEOMAP_FIGURES = {"fig2": "mocap", "fig3": "vowel", "fig4": "usps"}
+
+
+# command-line options describing how a dataset is prepared (subset, PCA, classes)
+DIFFEOMAP_DATA_KEYS = ("subsample", "pca_dims", "top_authors")
+diffeomap_data_args = lambda wc: " ".join(
+    [f"--seed {DIFFEOMAP.get('seed', 0)}"]
+    + [
+        f"--{key.replace('_', '-')} {value}"
+        for key, value in DIFFEOMAP["datasets"][wc.dataset].items()
+        if key in DIFFEOMAP_DATA_KEYS
+    ]
+    + (
+        []
+        if DIFFEOMAP["datasets"][wc.dataset].get("use_labels", True)
+        else ["--no-labels"]
+    )
+)
+diffeomap_settings = (
+    lambda stage: "--p {p} --n-basis {n_basis} --max-iter {max_iter}".format(
+        **DIFFEOMAP[f"{stage}_settings"]
+    )
+)
+diffeomap_threads = lambda wc: DIFFEOMAP["datasets"][wc.dataset].get("threads", 2)
+
+
+rule diffeomap_grid:
+    """Stage 1: every (sigma_rel, lam) of the dataset's grid at the reduced settings."""
+    input:
+        lambda wc: artifact(wc.dataset),
+    output:
+        "results/embeddings/diffeomap/{dataset}/grid.npz",
+    log:
+        "logs/diffeomap/{dataset}/grid.log",
+    conda:
+        "../envs/embedlab.yaml"
+    threads: diffeomap_threads
+    resources:
+        mem_mb=8000,
+        runtime=600,
+    params:
+        folder=lambda wc: f"results/datasets/{wc.dataset}",
+        data=diffeomap_data_args,
+        grid=lambda wc: json.dumps(DIFFEOMAP["datasets"][wc.dataset]["grid"]),
+        settings=lambda wc: diffeomap_settings("grid"),
+    shell:
+        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
+        " python -m embedlab diffeomap-embed --artifact {params.folder:q}"
+        " --dataset {wildcards.dataset} --out {output:q} --grid {params.grid:q}"
+        " --stage grid {params.settings} {params.data} > {log:q} 2>&1"
+
+
+rule diffeomap_final:
+    """Stage 2: the grid point with the fewest 1-NN errors, refitted at the paper's settings."""
+    input:
+        data=lambda wc: artifact(wc.dataset),
+        grid="results/embeddings/diffeomap/{dataset}/grid.npz",
+    output:
+        "results/embeddings/diffeomap/{dataset}/final.npz",
+    log:
+        "logs/diffeomap/{dataset}/final.log",
+    conda:
+        "../envs/embedlab.yaml"
+    threads: diffeomap_threads
+    resources:
+        mem_mb=8000,
+        runtime=600,
+    params:
+        folder=lambda wc: f"results/datasets/{wc.dataset}",
+        data=diffeomap_data_args,
+        settings=lambda wc: diffeomap_settings("final"),
+    shell:
+        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
+        " python -m embedlab diffeomap-embed --artifact {params.folder:q}"
+        " --dataset {wildcards.dataset} --out {output:q} --select-from {input.grid:q}"
+        " --stage final {params.settings} {params.data} > {log:q} 2>&1"
+
+
+rule diffeomap_baselines:
+    """PCA, Isomap (and t-SNE) maps of a dataset with their 1-NN errors."""
+    input:
+        lambda wc: artifact(wc.dataset),
+    output:
+        "results/embeddings/diffeomap/{dataset}/baselines.npz",
+    log:
+        "logs/diffeomap/{dataset}/baselines.log",
+    conda:
+        "../envs/embedlab.yaml"
+    threads: 2
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    params:
+        folder=lambda wc: f"results/datasets/{wc.dataset}",
+        data=diffeomap_data_args,
+        methods=DIFFEOMAP.get("baselines", []),
+        neighbors=DIFFEOMAP.get("isomap_neighbors", 10),
+    shell:
+        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
+        " python -m embedlab diffeomap-baselines --artifact {params.folder:q}"
+        " --dataset {wildcards.dataset} --out {output:q} --methods {params.methods}"
+        " --n-neighbors {params.neighbors} {params.data} > {log:q} 2>&1"
+
+
+rule diffeomap_table:
+    """LOO 1-NN errors (vowel) / 1-NN accuracy (NIPS text) beside the paper's numbers."""
+    input:
+        files=expand(
+            "results/embeddings/diffeomap/{dataset}/{stage}.npz",
+            dataset=DIFFEOMAP.get("table_datasets", []),
+            stage=["grid", "final", "baselines"],
+        ),
+        paper="config/paper_values/diffeomap_1nn.csv",
+    output:
+        csv=report(
+            "results/tables/diffeomap_1nn.csv",
+            caption="../report/diffeomap_1nn.rst",
+            category="Diffeomap",
+            labels={"table": "1-NN in the 2-D map"},
+        ),
+        md="results/tables/diffeomap_1nn.md",
+    log:
+        "logs/diffeomap/table.log",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    shell:
+        "python -m embedlab diffeomap-table --paper {input.paper:q} --csv {output.csv:q}"
+        " --md {output.md:q} {input.files:q} > {log:q} 2>&1"
+
+
+rule diffeomap_figure:
+    """Figs. 2 (mocap), 3 (vowel, PCA beside Diffeomap), 4 (USPS with thumbnails)."""
+    input:
+        runs=lambda wc: f"results/embeddings/diffeomap/{DIFFEOMAP_FIGURES[wc.fig]}/final.npz",
+        baselines=lambda wc: f"results/embeddings/diffeomap/{DIFFEOMAP_FIGURES[wc.fig]}/baselines.npz",
+        data=lambda wc: artifact(DIFFEOMAP_FIGURES[wc.fig]),
+    output:
+        png=report(
+            "results/figures/diffeomap_{fig}.png",
+            caption="../report/diffeomap_figure.rst",
+            category="Diffeomap",
+            labels={"figure": "{fig}"},
+        ),
+        pdf="results/figures/diffeomap_{fig}.pdf",
+    log:
+        "logs/diffeomap/{fig}.log",
+    wildcard_constraints:
+        fig="fig2|fig3|fig4",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        folder=lambda wc: f"results/datasets/{DIFFEOMAP_FIGURES[wc.fig]}",
+        stem=subpath(output.pdf, strip_suffix=".pdf"),
+    shell:
+        "python -m embedlab diffeomap-figure {wildcards.fig} --runs {input.runs:q}"
+        " --artifact {params.folder:q} --baselines {input.baselines:q}"
+        " --out {params.stem:q} > {log:q} 2>&1"

@@ -1,0 +1,512 @@
+"""Diffeomap paper (Walder & Schoelkopf 2008): 1-NN errors on vowel / NIPS text, Figs. 2-4.
+
+Protocol (two stages, because the paper's settings cost ~14 min per fit on 2 cores):
+
+1. ``diffeomap-embed`` with a JSON grid of (sigma_rel, lam) at reduced settings (fewer basis
+   points, time steps and CG iterations): every grid point is fitted once and kept.
+2. ``diffeomap-embed --select-from <stage-1 file>`` refits the grid point with the fewest
+   leave-one-out 1-NN errors (in the 2-D map Phi_p) at the paper's settings.
+
+``sigma = sigma_rel * rms_radius`` with ``rms_radius = sqrt(mean_j ||x_j - mean||^2)`` of the
+data as fitted, so one grid suits datasets of any scale. For every run both maps are kept:
+``Phi_p`` (the optimised end points, the paper's output) and ``flow`` (``transform(X)``, the
+learned reduced-set flow integrated from X); they differ by the velocity the basis cannot
+represent. Class labels for the 1-NN criterion: vowel / USPS ``labels``; NIPS text: papers
+having exactly one author among the ``top_authors`` most prolific ones (label = that author,
+1-NN searched among those papers only); mocap has none (its grid must be a single point).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.decomposition import PCA
+from sklearn.manifold import TSNE, Isomap
+
+from embedlab import __version__, artifacts, runs, tables
+from embedlab.evaluate.neighbours import loo_1nn_errors
+from embedlab.methods.diffeomap import Diffeomap
+
+log = logging.getLogger(__name__)
+
+FIT_ERRORS = (FloatingPointError, np.linalg.LinAlgError, RuntimeError)
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def prepare(
+    artifact_dir: str | Path,
+    subsample: int | None = None,
+    pca_dims: int | None = None,
+    top_authors: int = 0,
+    seed: int = 0,
+    use_labels: bool = True,
+) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
+    """(X, classes, info) of a vectors artifact.
+
+    ``subsample``: that many rows drawn at random (seeded); ``pca_dims``: X replaced by its
+    first principal components (NIPS text); ``top_authors`` K > 0: classes from the artifact's
+    ``paper_authors`` (papers with exactly one of the K most prolific authors; -1 = unlabelled).
+    ``use_labels`` False: no classes (mocap, whose labels are frame numbers).
+    ``info["rows"]`` holds the kept row indices of the artifact.
+    """
+    art = artifacts.load(artifact_dir)
+    if art.kind != "vectors":
+        raise ValueError(f"{artifact_dir}: Diffeomap needs a vectors artifact, got {art.kind!r}")
+    X = np.asarray(art.arrays["X"], dtype=np.float64)
+    rows = np.arange(len(X))
+    if subsample is not None and subsample < len(X):
+        rows = np.sort(np.random.default_rng(seed).choice(len(X), size=subsample, replace=False))
+    info: dict[str, Any] = {"n_rows_artifact": len(X)}
+    if top_authors > 0:
+        if "paper_authors" not in art.arrays:
+            raise ValueError(f"{artifact_dir}: top_authors={top_authors} needs 'paper_authors'")
+        classes, authors = author_classes(art.arrays["paper_authors"], top_authors)
+        info["top_authors"] = authors.tolist()
+    elif use_labels and "labels" in art.arrays:
+        classes = np.asarray(art.arrays["labels"])
+    else:
+        classes = None
+    X = X[rows]
+    if pca_dims is not None and pca_dims < X.shape[1]:
+        if pca_dims > min(X.shape) - 1:
+            raise ValueError(f"pca_dims={pca_dims} exceeds min(shape) - 1 of X {X.shape}")
+        pca = PCA(n_components=pca_dims, random_state=seed).fit(X)
+        info["pca_variance_kept"] = float(pca.explained_variance_ratio_.sum())
+        X = pca.transform(X)
+    info["rows"] = rows.tolist()
+    return X, None if classes is None else classes[rows], info
+
+
+def author_classes(paper_authors, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Label = the one author among the k most prolific (ties: lower index) a paper has, or -1.
+
+    Returns (labels (papers,), the k author column indices).
+    """
+    A = (paper_authors != 0).astype(np.int64).tocsc()
+    counts = np.asarray(A.sum(axis=0)).ravel()
+    top = np.argsort(-counts, kind="stable")[:k]
+    sub = A[:, top].tocsr()
+    n_top = np.asarray(sub.sum(axis=1)).ravel()
+    labels = np.full(A.shape[0], -1, dtype=np.int64)
+    one = np.flatnonzero(n_top == 1)
+    labels[one] = top[sub[one].indices]
+    return labels, top
+
+
+def class_errors(Y: np.ndarray, classes: np.ndarray | None) -> tuple[int | None, int]:
+    """(LOO 1-NN errors among the labelled points (label >= 0), number of labelled points)."""
+    if classes is None:
+        return None, 0
+    keep = classes >= 0
+    if keep.sum() < 2:
+        return None, int(keep.sum())
+    return loo_1nn_errors(Y[keep], classes[keep]), int(keep.sum())
+
+
+def rms_radius(X: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1))))
+
+
+# ----------------------------------------------------------------------------- Diffeomap runs
+
+
+def fit_point(X, classes, sigma_rel, lam, settings: dict, seed: int) -> tuple[dict, dict]:
+    """One Diffeomap fit: (row of the runs table, {"phi": Phi_p map, "flow": transform(X)})."""
+    sigma = sigma_rel * rms_radius(X)
+    est = Diffeomap(n_components=2, sigma=sigma, lam=lam, random_state=seed, **settings)
+    row: dict[str, Any] = {"sigma_rel": sigma_rel, "lam": lam, "sigma": sigma, **settings}
+    t0 = time.perf_counter()
+    try:
+        est.fit(X)
+        maps = {"phi": est.embedding_, "flow": est.transform(X)}
+    except FIT_ERRORS as exc:
+        log.warning("sigma_rel=%g lam=%g failed: %s", sigma_rel, lam, exc)
+        row.update(seconds=time.perf_counter() - t0, error=f"{type(exc).__name__}: {exc}")
+        return row, {}
+    row.update(
+        seconds=round(time.perf_counter() - t0, 2),
+        energy=est.energy_,
+        kinetic=est.kinetic_energy_,
+        off_subspace=est.off_subspace_energy_,
+        n_iter=est.n_iter_,
+        n_evaluations=est.n_evaluations_,
+        flow_gap_rms=float(np.sqrt(np.mean(np.sum((maps["phi"] - maps["flow"]) ** 2, 1)))),
+        error="",
+    )
+    for name, Y in maps.items():
+        row[f"errors_{name}"], row["n_labelled"] = class_errors(Y, classes)
+    log.info("sigma_rel=%g lam=%g: %s", sigma_rel, lam, row)
+    return row, maps
+
+
+def select(grid_file: str | Path) -> dict[str, float]:
+    """The (sigma_rel, lam) of the stage-1 run with the fewest 1-NN errors in Phi_p (or the
+    only successful run of a single-point grid)."""
+    table = load(grid_file)["runs"]
+    ok = [r for r in table if not r["error"]]
+    if len(ok) > 1:
+        ok = [r for r in ok if r.get("errors_phi") is not None]
+    if not ok:
+        raise ValueError(f"{grid_file}: no successful run (with class labels) to select from")
+    best = min(ok, key=lambda r: (r.get("errors_phi") or 0, r.get("errors_flow") or 0))
+    return {"sigma_rel": [best["sigma_rel"]], "lam": [best["lam"]]}
+
+
+def embed(
+    artifact_dir,
+    out,
+    grid: dict,
+    settings: dict,
+    *,
+    stage: str,
+    seed=0,
+    subsample=None,
+    pca_dims=None,
+    top_authors=0,
+    use_labels=True,
+    dataset: str | None = None,
+) -> Path:
+    """Fit every (sigma_rel, lam) of ``grid``; save all maps + the runs table to ``out``."""
+    X, classes, info = prepare(artifact_dir, subsample, pca_dims, top_authors, seed, use_labels)
+    points = runs.grid_points(grid)
+    if classes is None and len(points) > 1:
+        raise ValueError(f"{artifact_dir}: no class labels to choose among {len(points)} points")
+    arrays, table = {}, []
+    for k, point in enumerate(points):
+        row, maps = fit_point(X, classes, point["sigma_rel"], point["lam"], settings, seed)
+        table.append(row)
+        for name, Y in maps.items():
+            arrays[f"{name}_{k}"] = Y
+    meta = {
+        "experiment": "diffeomap",
+        "dataset": dataset or Path(artifact_dir).name,
+        "stage": stage,
+        "grid": grid,
+        "settings": settings,
+        "seed": seed,
+        "subsample": subsample,
+        "pca_dims": pca_dims,
+        "top_authors": top_authors,
+        "embedlab_version": __version__,
+        **{k: v for k, v in info.items() if k != "rows"},
+    }
+    arrays["rows"] = np.asarray(info["rows"], dtype=np.int64)
+    if classes is not None:
+        arrays["classes"] = classes
+    return _save(out, arrays, {"meta": meta, "runs": table})
+
+
+def _save(out, arrays: dict, info: dict) -> Path:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp.npz")
+    np.savez_compressed(tmp, info=np.asarray(json.dumps(info, default=float)), **arrays)
+    tmp.replace(out)
+    return out
+
+
+def load(path) -> dict[str, Any]:
+    """{"meta", "runs", "arrays"} of a file written by :func:`embed` or :func:`baselines`."""
+    npz = np.load(path, allow_pickle=False)
+    info = json.loads(str(npz["info"]))
+    return {**info, "arrays": {k: npz[k] for k in npz.files if k != "info"}}
+
+
+def best_index(runs_table: list[dict]) -> int:
+    """Index of the run with the fewest Phi_p errors (or the only successful run)."""
+    ok = [k for k, r in enumerate(runs_table) if not r["error"]]
+    if not ok:
+        raise RuntimeError(f"every Diffeomap run failed; first: {runs_table[0]['error']}")
+    return min(ok, key=lambda k: runs_table[k].get("errors_phi") or 0)
+
+
+# ----------------------------------------------------------------------------- baselines
+
+
+def baseline_map(method: str, X: np.ndarray, seed: int, n_neighbors: int) -> np.ndarray:
+    """2-D PCA, Isomap (n_neighbors) or t-SNE (scikit-learn) of X."""
+    if method == "pca":
+        return PCA(n_components=2, random_state=seed).fit_transform(X)
+    if method == "isomap":
+        return Isomap(n_neighbors=n_neighbors, n_components=2).fit_transform(X)
+    if method == "tsne":
+        return TSNE(n_components=2, random_state=seed, init="pca").fit_transform(X)
+    raise ValueError(f"unknown baseline {method!r}; expected pca, isomap or tsne")
+
+
+def baselines(
+    artifact_dir,
+    out,
+    methods: list[str],
+    *,
+    seed=0,
+    subsample=None,
+    pca_dims=None,
+    top_authors=0,
+    n_neighbors=10,
+    dataset=None,
+) -> Path:
+    """The 2-D maps of the baseline ``methods`` and their 1-NN errors, saved to ``out``."""
+    X, classes, info = prepare(artifact_dir, subsample, pca_dims, top_authors, seed)
+    arrays, table = {}, []
+    for method in methods:
+        t0 = time.perf_counter()
+        Y = baseline_map(method, X, seed, n_neighbors)
+        errors, n_lab = class_errors(Y, classes)
+        table.append(
+            {
+                "method": method,
+                "errors": errors,
+                "n_labelled": n_lab,
+                "seconds": round(time.perf_counter() - t0, 2),
+                "n_neighbors": n_neighbors if method == "isomap" else None,
+            }
+        )
+        arrays[f"map_{method}"] = Y
+    meta = {
+        "dataset": dataset or Path(artifact_dir).name,
+        "seed": seed,
+        "subsample": subsample,
+        "pca_dims": pca_dims,
+        "top_authors": top_authors,
+    }
+    arrays["rows"] = np.asarray(info["rows"], dtype=np.int64)
+    info.pop("rows")
+    return _save(out, arrays, {"meta": {**meta, **info}, "runs": table})
+
+
+# ----------------------------------------------------------------------------- table
+
+PAPER_METHOD = {"diffeomap": "diffeomap", "pca": "pca", "isomap": "isomap", "tsne": "tsne"}
+
+
+def _metric(dataset: str) -> str:
+    return "1nn_accuracy" if dataset == "nips_text" else "loo_1nn_errors"
+
+
+def _value(errors, n_labelled, metric):
+    if errors is None:
+        return None
+    return round(1 - errors / n_labelled, 4) if metric == "1nn_accuracy" else int(errors)
+
+
+def results_table(files: list[str | Path], paper_csv: str | Path) -> pd.DataFrame:
+    """One row per run (Diffeomap grid / final, baselines) with the paper's value beside ours.
+
+    ``value`` is LOO 1-NN errors (vowel, USPS; lower is better) or 1-NN accuracy among the
+    labelled papers (NIPS text). Diffeomap rows give both maps: Phi_p (``value``) and the
+    integrated flow (``value_flow``). The paper's GP-LVM rows are quoted, not rerun.
+    """
+    paper = pd.read_csv(paper_csv)
+    rows = []
+    for path in files:
+        data = load(path)
+        meta = data["meta"]
+        dataset = meta["dataset"]
+        metric = _metric(dataset)
+        for r in data["runs"]:
+            if "method" in r:  # baselines file
+                row = {
+                    "method": r["method"],
+                    "stage": "baseline",
+                    "value": _value(r["errors"], r["n_labelled"], metric),
+                    "params": json.dumps({"n_neighbors": r["n_neighbors"]})
+                    if r["n_neighbors"]
+                    else "",
+                }
+            else:
+                s = r
+                row = {
+                    "method": "diffeomap",
+                    "stage": meta["stage"],
+                    "value": None
+                    if r["error"]
+                    else _value(r["errors_phi"], r["n_labelled"], metric),
+                    "value_flow": None
+                    if r["error"]
+                    else _value(r["errors_flow"], r["n_labelled"], metric),
+                    "params": json.dumps(
+                        {k: s[k] for k in ("sigma_rel", "lam", "p", "n_basis", "max_iter")}
+                    ),
+                    "sigma": round(s["sigma"], 4),
+                    "seconds": s["seconds"],
+                    "error": r["error"],
+                }
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "metric": metric,
+                    "n": len(data["arrays"]["rows"]),
+                    "n_labelled": r["n_labelled"],
+                    "subsampled": len(data["arrays"]["rows"]) < meta["n_rows_artifact"],
+                    **row,
+                }
+            )
+    df = pd.DataFrame(rows)
+    ref = {
+        (d, m): v for d, m, v in zip(paper["dataset"], paper["method"], paper["value"], strict=True)
+    }
+    df["paper"] = [
+        ref.get((d, m)) if s in ("final", "baseline") else None
+        for d, m, s in zip(df["dataset"], df["method"], df["stage"], strict=True)
+    ]
+    df["verdict"] = [
+        ""
+        if s == "grid"
+        else "subsampled: not comparable"
+        if sub and p is not None and not pd.isna(p)
+        else tables.verdict(
+            v,
+            p,
+            tol=0.02 if m == "1nn_accuracy" else 0.1 * (p or 0),
+            lower_is_better=m != "1nn_accuracy",
+        )
+        for v, p, m, s, sub in zip(
+            df["value"], df["paper"], df["metric"], df["stage"], df["subsampled"], strict=True
+        )
+    ]
+    quoted = paper[~paper["method"].isin(df["method"])]
+    quoted = quoted[quoted["dataset"].isin(df["dataset"])]
+    extra = pd.DataFrame(
+        {
+            "dataset": quoted["dataset"],
+            "metric": quoted["metric"],
+            "method": quoted["method"],
+            "stage": "quoted from the paper (not rerun)",
+            "paper": quoted["value"],
+        }
+    )
+    return pd.concat([df, extra], ignore_index=True)
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def figure(name: str, out_stem, diffeomap_file, artifact_dir=None, baseline_file=None) -> None:
+    """fig2 (mocap, temporal line), fig3 (vowel: PCA beside Diffeomap), fig4 (USPS digits)."""
+    from embedlab.plots import diffeomap as plots
+
+    data = load(diffeomap_file)
+    k = best_index(data["runs"])
+    Y = data["arrays"][f"phi_{k}"]
+    rows = data["arrays"]["rows"]
+    r = data["runs"][k]
+    title = f"Diffeomap (sigma_rel={r['sigma_rel']:g}, lambda={r['lam']:g})"
+    if name == "fig2":
+        fig = plots.temporal_figure(Y, data["arrays"][f"flow_{k}"], title)
+    elif name == "fig3":
+        base = load(baseline_file)
+        fig = plots.side_by_side_figure(
+            base["arrays"]["map_pca"],
+            Y,
+            data["arrays"]["classes"],
+            artifacts.load(artifact_dir).meta.get("label_names"),
+            title,
+        )
+    elif name == "fig4":
+        art = artifacts.load(artifact_dir)
+        shape = tuple(art.meta.get("image_shape", (16, 16)))
+        fig = plots.thumbnails_figure(
+            Y, data["arrays"]["classes"], art.arrays["X"][rows], shape, title
+        )
+    else:
+        raise ValueError(f"unknown Diffeomap figure {name!r}; expected fig2, fig3 or fig4")
+    plots.save_figure(fig, out_stem)
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--artifact", required=True, help="vectors artifact folder")
+    p.add_argument("--out", required=True, help="output file (.npz)")
+    p.add_argument("--dataset", help="dataset name (default: the artifact folder's name)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--subsample", type=int, help="random subset of this many rows")
+    p.add_argument("--pca-dims", type=int, help="reduce X to this many principal components")
+    p.add_argument("--top-authors", type=int, default=0, help="NIPS text: author classes")
+    p.add_argument("--no-labels", action="store_true", help="ignore labels (mocap frames)")
+
+
+def _cmd_embed(args):
+    grid = select(args.select_from) if args.select_from else json.loads(args.grid)
+    settings = {"p": args.p, "n_basis": args.n_basis, "max_iter": args.max_iter}
+    embed(
+        args.artifact,
+        args.out,
+        grid,
+        settings,
+        stage=args.stage,
+        seed=args.seed,
+        subsample=args.subsample,
+        pca_dims=args.pca_dims,
+        top_authors=args.top_authors,
+        use_labels=not args.no_labels,
+        dataset=args.dataset,
+    )
+
+
+def _cmd_baselines(args):
+    baselines(
+        args.artifact,
+        args.out,
+        args.methods,
+        seed=args.seed,
+        subsample=args.subsample,
+        pca_dims=args.pca_dims,
+        top_authors=args.top_authors,
+        n_neighbors=args.n_neighbors,
+        dataset=args.dataset,
+    )
+
+
+def _cmd_table(args):
+    df = results_table(args.files, args.paper)
+    tables.write_table(df, args.csv, args.md, title="Diffeomap: 1-NN in the 2-D map")
+
+
+def _cmd_figure(args):
+    figure(args.figure, args.out, args.runs, args.artifact, args.baselines)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``diffeomap-*`` verbs to the command line."""
+    p = sub.add_parser("diffeomap-embed", help="Diffeomap over a (sigma_rel, lam) grid")
+    _common(p)
+    p.add_argument("--grid", default='{"sigma_rel": [0.5], "lam": [1.0]}', help="JSON grid")
+    p.add_argument("--select-from", help="stage-1 file: refit its best grid point")
+    p.add_argument("--stage", default="grid", choices=["grid", "final"])
+    p.add_argument("--p", type=int, default=20)
+    p.add_argument("--n-basis", type=int, default=300)
+    p.add_argument("--max-iter", type=int, default=1000)
+    p.set_defaults(func=_cmd_embed)
+
+    p = sub.add_parser("diffeomap-baselines", help="PCA / Isomap / t-SNE maps + 1-NN errors")
+    _common(p)
+    p.add_argument("--methods", nargs="+", default=["pca", "isomap"])
+    p.add_argument("--n-neighbors", type=int, default=10, help="Isomap neighbours")
+    p.set_defaults(func=_cmd_baselines)
+
+    p = sub.add_parser("diffeomap-table", help="1-NN table beside the paper's numbers")
+    p.add_argument("--paper", required=True)
+    p.add_argument("--csv", required=True)
+    p.add_argument("--md", required=True)
+    p.add_argument("files", nargs="+", help="files of diffeomap-embed / diffeomap-baselines")
+    p.set_defaults(func=_cmd_table)
+
+    p = sub.add_parser("diffeomap-figure", help="Figs. 2-4 of the Diffeomap paper")
+    p.add_argument("figure", choices=["fig2", "fig3", "fig4"])
+    p.add_argument("--out", required=True, help="output path without extension")
+    p.add_argument("--runs", required=True, help="final diffeomap-embed file")
+    p.add_argument("--artifact", help="dataset artifact folder (fig3, fig4)")
+    p.add_argument("--baselines", help="baselines file (fig3: PCA map)")
+    p.set_defaults(func=_cmd_figure)

@@ -1,0 +1,94 @@
+"""Diffeomap paper glue: classes, two-stage protocol, table and figures on tiny inputs."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from embedlab import artifacts
+from embedlab.experiments import diffeomap as exp
+
+SETTINGS = {"p": 3, "n_basis": 20, "max_iter": 8}
+
+
+@pytest.fixture
+def blobs(tmp_path):
+    rng = np.random.default_rng(0)
+    centres = rng.normal(scale=4.0, size=(3, 5))
+    labels = np.repeat(np.arange(3), 12)
+    X = centres[labels] + rng.normal(size=(36, 5))
+    art = artifacts.Artifact(
+        kind="vectors",
+        arrays={"X": X, "labels": labels},
+        items=pd.DataFrame({"name": [f"p{i}" for i in range(36)]}),
+        meta={},
+    )
+    folder = tmp_path / "blobs"
+    artifacts.save(art, folder, "blobs")
+    return folder
+
+
+def test_author_classes_keeps_papers_with_exactly_one_top_author():
+    # authors 0 (3 papers) and 1 (2 papers) are the top 2; paper 3 has both, paper 4 none
+    A = sp.csr_matrix(np.array([[1, 0, 0], [1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1]]))
+    labels, top = exp.author_classes(A, 2)
+    assert top.tolist() == [0, 1]
+    assert labels.tolist() == [0, 0, 1, -1, -1]
+
+
+def test_class_errors_ignores_unlabelled_points():
+    Y = np.array([[0.0], [0.1], [5.0], [5.1], [0.05]])
+    assert exp.class_errors(Y, np.array([0, 0, 1, 1, -1])) == (0, 4)
+    assert exp.class_errors(Y, np.array([0, 1, 1, 1, 0]))[0] == 1  # point 1: nearest is 4
+
+
+def test_two_stage_protocol_table_and_figure(blobs, tmp_path):
+    grid = {"sigma_rel": [0.3, 0.6], "lam": [10.0]}
+    g = exp.embed(blobs, tmp_path / "g.npz", grid, SETTINGS, stage="grid")
+    table = exp.load(g)["runs"]
+    assert len(table) == 2 and all(not r["error"] for r in table)
+    chosen = exp.select(g)
+    best = min(table, key=lambda r: r["errors_phi"])
+    assert chosen == {"sigma_rel": [best["sigma_rel"]], "lam": [best["lam"]]}
+    f = exp.embed(blobs, tmp_path / "f.npz", chosen, SETTINGS, stage="final")
+    b = exp.baselines(blobs, tmp_path / "b.npz", ["pca", "isomap"], n_neighbors=5)
+    df = exp.results_table([g, f, b], "config/paper_values/diffeomap_1nn.csv")
+    assert set(df["stage"]) == {"grid", "final", "baseline"}
+    # the computed errors are those of the stored maps
+    data = exp.load(f)
+    errors = exp.class_errors(data["arrays"]["phi_0"], data["arrays"]["classes"])[0]
+    assert df.loc[df["stage"] == "final", "value"].item() == errors
+    exp.figure("fig3", tmp_path / "fig3", f, blobs, b)
+    assert (tmp_path / "fig3.png").stat().st_size > 0
+
+
+def test_full_basis_flow_reproduces_end_points(blobs, tmp_path):
+    """With every point in the basis the integrated flow equals Phi_p (no uncharged motion)."""
+    settings = {**SETTINGS, "n_basis": 36}
+    out = exp.embed(
+        blobs, tmp_path / "full.npz", {"sigma_rel": [0.5], "lam": [10.0]}, settings, stage="grid"
+    )
+    row = exp.load(out)["runs"][0]
+    assert row["flow_gap_rms"] < 1e-6
+    assert row["energy"] < row["off_subspace"] * 10.0 + row["kinetic"] + 1e-9
+
+
+def test_single_unlabelled_point_is_selected_and_grids_need_labels(blobs, tmp_path):
+    with pytest.raises(ValueError, match="no class labels"):
+        exp.embed(
+            blobs,
+            tmp_path / "x.npz",
+            {"sigma_rel": [0.3, 0.6], "lam": [1.0]},
+            SETTINGS,
+            stage="grid",
+            use_labels=False,
+        )
+    g = exp.embed(
+        blobs,
+        tmp_path / "one.npz",
+        {"sigma_rel": [0.4], "lam": [1.0]},
+        SETTINGS,
+        stage="grid",
+        use_labels=False,
+    )
+    assert exp.select(g) == {"sigma_rel": [0.4], "lam": [1.0]}
