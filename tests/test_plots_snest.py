@@ -25,7 +25,6 @@ from embedlab.plots.snest import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
-DATASETS = REPO / "results" / "datasets"
 
 
 def _embedding(n: int, seed: int, space_scale: float = 100.0) -> np.ndarray:
@@ -267,18 +266,9 @@ def test_surname():
 # ----------------------------------------------------------------------------- real artifacts
 
 
-def _load(name: str):
-    from embedlab import artifacts
-
-    folder = DATASETS / name
-    if not (folder / "meta.json").is_file():
-        pytest.skip(f"dataset artifact {folder} not built")
-    return artifacts.load(folder)
-
-
-def test_figures_render_on_real_artifacts(tmp_path):
-    school = _load("school")
-    nips = _load("nips22")
+def test_figures_render_on_real_artifacts(tmp_path, build_from_mirror):
+    school = build_from_mirror("school")
+    nips = build_from_mirror("nips22")
     Y = _embedding(len(school.items), seed=0)
     fig = school_figure(
         Y, school.arrays["links"], school.items["class"], school.items["role_in_class"]
