@@ -74,3 +74,19 @@ def test_cli_sweep_table_figure_homotopy(roll, tmp_path):
     assert list(homotopy["stages"]) == [1, 7, 7]
     assert homotopy["spearman_t"].between(0, 1).all()
     assert (tmp_path / "h.png").exists()
+
+
+def test_oscillating_run_falls_back_to_a_smaller_learning_rate():
+    """Iris at lambda = 1000 (distance weights): lr 100 never settles without diverging (the
+    notes use lr 10 there); the fallback must detect it and use 10."""
+    from sklearn.datasets import load_iris
+
+    X = load_iris().data
+    objective = ee.build_objectives(X, 40.0)["distance"]
+    params = dict(lam=1000.0, perplexity=40.0, negative_weights="distance", max_iter=1000)
+    est, lr, failures = ee.fit_with_fallback(X, objective, [100.0, 10.0], **params)
+    assert lr == 10.0 and not ee.oscillating(est)
+    assert len(failures) == 1 and failures[0].startswith("100: oscillating")
+    # with no smaller rate left, the oscillating fit is kept and reported
+    est, lr, failures = ee.fit_with_fallback(X, objective, [100.0], **params)
+    assert lr == 100.0 and ee.oscillating(est) and "oscillating" in failures[0]

@@ -1,7 +1,8 @@
 """Elastic Embedding (design/EXPERIMENTS.md section 5): lambda sweeps and the homotopy method.
 
 * ``ee-sweep``: one dataset, every (negative weights, lambda) of the config; learning rates
-  are tried in order (100, then 10) until one does not diverge (DivergenceError); every map
+  are tried in order (100, then 10) until one neither diverges (DivergenceError) nor
+  oscillates (final cost > 1% above the best of its trace); every map
   is kept (npz) with its 1-NN error (labels), trustworthiness (k = 10) and final cost (csv).
   v+ and v- are built once per dataset. v- is normalised to sum 1 (as smallvis does), so the
   pixel scale ([0, 1] in our builders, 0-255 in some of smallvis's data) does not matter.
@@ -33,8 +34,16 @@ from embedlab.perplexity import squared_distances, symmetric_affinities
 log = logging.getLogger(__name__)
 
 SWEEP_COLUMNS = [
-    "dataset", "negative_weights", "lam", "learning_rate", "diverged_at", "n_iter", "cost",
-    "nn1_error", "trustworthiness", "seconds",
+    "dataset",
+    "negative_weights",
+    "lam",
+    "learning_rate",
+    "diverged_at",
+    "n_iter",
+    "cost",
+    "nn1_error",
+    "trustworthiness",
+    "seconds",
 ]
 
 
@@ -60,19 +69,43 @@ def build_objectives(X: np.ndarray, perplexity: float) -> dict[str, ElasticCost]
     }
 
 
-def fit_with_fallback(X, objective, learning_rates, **params):
-    """Fit with each learning rate in turn until one does not diverge.
+OSCILLATION_MARGIN = 0.01  # final cost above the run's best by more than 1%: not settled
 
-    Returns (estimator or None, learning rate used or None, "lr:message" of each divergence)."""
-    failures = []
+
+def oscillating(est, margin: float = OSCILLATION_MARGIN) -> bool:
+    """True when the final cost is above the lowest cost of the run's trace by > ``margin``
+    (relative): the step size is too large for the run to settle, though nothing diverged."""
+    best = float(np.min(est.cost_trace_))
+    return est.cost_ > best + margin * abs(best)
+
+
+def fit_with_fallback(X, objective, learning_rates, **params):
+    """Fit with each learning rate in turn until one neither diverges nor oscillates.
+
+    Returns (estimator or None, learning rate used or None, "lr: reason" of each rejected
+    rate). If every rate oscillates, the last oscillating fit is returned (and listed)."""
+    failures, last = [], (None, None)
     for lr in learning_rates:
         est = ElasticEmbedding(learning_rate=lr, **params)
         try:
-            return est.fit(X, objective=objective), lr, failures
+            est.fit(X, objective=objective)
         except DivergenceError as error:
             log.warning("learning rate %g diverged: %s", lr, error)
             failures.append(f"{lr:g}: {str(error).splitlines()[0][:80]}")
-    return None, None, failures
+            continue
+        if not oscillating(est):
+            return est, lr, failures
+        log.warning(
+            "learning rate %g oscillates: final cost %.6g, best %.6g",
+            lr,
+            est.cost_,
+            np.min(est.cost_trace_),
+        )
+        failures.append(
+            f"{lr:g}: oscillating (final cost {est.cost_:.4g} > best {np.min(est.cost_trace_):.4g})"
+        )
+        last = (est, lr)
+    return last[0], last[1], failures
 
 
 def sweep(
@@ -85,18 +118,29 @@ def sweep(
         for lam in lambdas.get(kind, []):
             started = time.perf_counter()
             est, lr, failures = fit_with_fallback(
-                X, objectives[kind], learning_rates, lam=float(lam), perplexity=perplexity,
-                negative_weights=kind, max_iter=max_iter,
+                X,
+                objectives[kind],
+                learning_rates,
+                lam=float(lam),
+                perplexity=perplexity,
+                negative_weights=kind,
+                max_iter=max_iter,
             )
-            row = {"dataset": dataset, "negative_weights": kind, "lam": float(lam),
-                   "learning_rate": lr, "diverged_at": "; ".join(failures)}
+            row = {
+                "dataset": dataset,
+                "negative_weights": kind,
+                "lam": float(lam),
+                "learning_rate": lr,
+                "diverged_at": "; ".join(failures),
+            }
             if est is None:
                 maps.append(np.full((len(X), 2), np.nan))
             else:
                 Y = est.embedding_
                 maps.append(Y)
                 row.update(
-                    n_iter=est.n_iter_, cost=est.cost_,
+                    n_iter=est.n_iter_,
+                    cost=est.cost_,
                     nn1_error=None if labels is None else loo_1nn_error_rate(Y, labels),
                     trustworthiness=trustworthiness(X, Y, 10),
                 )
@@ -107,34 +151,54 @@ def sweep(
 
 
 def homotopy_comparison(
-    X, t, lam: float, perplexity: float, budget: int, learning_rate: float,
-    start: float = 1e-4, logspace_steps: int = 50,
+    X,
+    t,
+    lam: float,
+    perplexity: float,
+    budget: int,
+    learning_rate: float,
+    start: float = 1e-4,
+    logspace_steps: int = 50,
 ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """Fixed lambda for ``budget`` epochs vs the polytope and log-spaced homotopies, each
     stage given budget / n_stages epochs (tolerance stopping may use fewer). The fixed run
     is not stopped by the tolerance (it would stop near 1000 epochs with its pinches)."""
     objective = build_objectives(X, perplexity)["distance"]
-    n_polytope = len(ElasticEmbedding(lam=lam, homotopy="polytope", homotopy_start=start)
-                     ._lambdas())
+    n_polytope = len(
+        ElasticEmbedding(lam=lam, homotopy="polytope", homotopy_start=start)._lambdas()
+    )
     variants = {
         "fixed": dict(max_iter=budget, min_iter=budget),  # no early stop: the whole budget
         "polytope": dict(homotopy="polytope", stage_iter=budget // n_polytope),
-        "logspace": dict(homotopy="logspace", homotopy_steps=logspace_steps,
-                         stage_iter=budget // logspace_steps),
+        "logspace": dict(
+            homotopy="logspace", homotopy_steps=logspace_steps, stage_iter=budget // logspace_steps
+        ),
     }
     rows, maps = [], {}
     for name, extra in variants.items():
         started = time.perf_counter()
-        est = ElasticEmbedding(lam=lam, perplexity=perplexity, learning_rate=learning_rate,
-                               homotopy_start=start, **extra).fit(X, objective=objective)
+        est = ElasticEmbedding(
+            lam=lam,
+            perplexity=perplexity,
+            learning_rate=learning_rate,
+            homotopy_start=start,
+            **extra,
+        ).fit(X, objective=objective)
         rho, angle = unrolling(est.embedding_, t)
         maps[name] = est.embedding_
-        rows.append({
-            "schedule": name, "stages": len(est.lambdas_), "budget": budget,
-            "n_iter": est.n_iter_, "cost": est.cost_, "spearman_t": rho, "axis_degrees": angle,
-            "trustworthiness": trustworthiness(X, est.embedding_, 10),
-            "seconds": time.perf_counter() - started,
-        })
+        rows.append(
+            {
+                "schedule": name,
+                "stages": len(est.lambdas_),
+                "budget": budget,
+                "n_iter": est.n_iter_,
+                "cost": est.cost_,
+                "spearman_t": rho,
+                "axis_degrees": angle,
+                "trustworthiness": trustworthiness(X, est.embedding_, 10),
+                "seconds": time.perf_counter() - started,
+            }
+        )
         log.info("homotopy %s: %s", name, rows[-1])
     return pd.DataFrame(rows), maps
 
@@ -154,19 +218,32 @@ def _cmd_sweep(args):
     art = _load_vectors(args.artifact)
     lambdas = json.loads(args.lambdas)
     table, maps = sweep(
-        art.arrays["X"], art.arrays.get("labels"), args.dataset, lambdas, args.perplexity,
-        args.learning_rates, args.max_iter,
+        art.arrays["X"],
+        art.arrays.get("labels"),
+        args.dataset,
+        lambdas,
+        args.perplexity,
+        args.learning_rates,
+        args.max_iter,
     )
     Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.csv, index=False)
-    np.savez_compressed(args.out, maps=maps, kinds=table["negative_weights"].to_numpy(str),
-                        lambdas=table["lam"].to_numpy(float))
+    np.savez_compressed(
+        args.out,
+        maps=maps,
+        kinds=table["negative_weights"].to_numpy(str),
+        lambdas=table["lam"].to_numpy(float),
+    )
 
 
 def _cmd_table(args):
     table = pd.concat([pd.read_csv(f) for f in args.csvs], ignore_index=True)
-    tables.write_table(table, args.csv, args.md,
-                       title="Elastic Embedding: lambda sweep (1-NN error, trustworthiness k=10)")
+    tables.write_table(
+        table,
+        args.csv,
+        args.md,
+        title="Elastic Embedding: lambda sweep (1-NN error, trustworthiness k=10)",
+    )
 
 
 def _cmd_figure(args):
@@ -185,11 +262,21 @@ def _cmd_homotopy(args):
     art = _load_vectors(args.artifact)
     t = art.arrays["t"]
     table, maps = homotopy_comparison(
-        art.arrays["X"], t, args.lam, args.perplexity, args.budget, args.learning_rate,
-        args.start, args.logspace_steps,
+        art.arrays["X"],
+        t,
+        args.lam,
+        args.perplexity,
+        args.budget,
+        args.learning_rate,
+        args.start,
+        args.logspace_steps,
     )
-    tables.write_table(table, args.csv, args.md,
-                       title="Elastic Embedding on the Swiss roll: homotopy vs fixed lambda")
+    tables.write_table(
+        table,
+        args.csv,
+        args.md,
+        title="Elastic Embedding on the Swiss roll: homotopy vs fixed lambda",
+    )
     save_figure(homotopy_figure(maps, table, t), args.out)
 
 
