@@ -87,17 +87,64 @@ def test_test_papers_keep_only_subset_authors():
     assert pw.shape[1] == 12 and all(a.max() < 3 for a in pa)
 
 
-def test_lle_ranks_only_authors_active_in_the_last_matrix():
+def test_lle_ranks_every_subset_author_and_unplaced_ones_last():
+    """LLE cannot place an author without counts in the last fitted step; it is still a
+    candidate (ranked below every placed author) and its papers still count, so LLE is scored
+    on the same candidates and (paper, true author) pairs as the other methods."""
     art = toy_corpus()
     authors, words = np.arange(N_AUTHORS), np.arange(N_WORDS)
     counts = dcode.sub_counts(art, authors, words, 3)
-    counts[-1][0] = 0.0  # author 0 silent in the last fitted step
     pw, pa = dcode.test_papers(art, authors, words, 4)
+    silent = int(pa[0][0])  # a true author of a test paper ...
+    counts[-1][silent] = 0.0  # ... silent in the last fitted step
     ranks = dcode.method_ranks("lle", {"n_neighbors": 4}, counts, pw, pa, seed=0)
-    active = np.flatnonzero(counts[-1].sum(axis=1) > 0)
-    assert 0 not in active
-    assert ranks.size == sum(int(np.isin(a, active).sum()) for a in pa)
-    assert ranks.max() <= active.size
+    assert ranks.size == sum(len(a) for a in pa)
+    ranks_of_silent = [r for r, a in zip(ranks, np.concatenate(pa), strict=True) if a == silent]
+    # the unplaced authors share the bottom positions
+    unplaced = np.flatnonzero(counts[-1].sum(axis=1) == 0)
+    bottom = N_AUTHORS - (unplaced.size - 1) / 2
+    assert ranks_of_silent and set(ranks_of_silent) == {bottom}
+    assert ranks.max() <= N_AUTHORS
+    L = dcode.method_log_p("lle", {"n_neighbors": 4}, counts, seed=0)
+    assert L.shape == (N_AUTHORS, N_WORDS) and np.isneginf(L[unplaced]).all()
+    assert np.isfinite(np.delete(L, unplaced, axis=0)).all()
+
+
+def test_fit_never_sees_the_test_step_or_later():
+    """Leakage guard: the count matrices of the test step (the paper's t = 13) and later do
+    not change a single rank; only the test papers' own words (their input) are used."""
+    art = toy_corpus()
+    pool = dcode.prolific(art, 8, 20, up_to=2)
+    methods = [*dcode.METHODS, *dcode.REFERENCES]
+    params = {"dynamic_pca": {"window": 2}, "lle": {"n_neighbors": 3}}
+    before = dcode.evaluate_subset(art, pool, (6, 16), 0, 0, 2, methods, params)
+    rng = np.random.default_rng(5)
+    for t in (3, 4):
+        art.arrays["counts"][t] = sp.csr_matrix(rng.poisson(3.0, size=(N_AUTHORS, N_WORDS)))
+    after = dcode.evaluate_subset(art, pool, (6, 16), 0, 0, 2, methods, params)
+    keys = ["method", "median_rank", "median_rank_set", "median_rank_counts", "pairs"]
+    assert [[r[k] for k in keys] for r in before] == [[r[k] for k in keys] for r in after]
+    assert all(r["status"] == "ok" for r in before if r["method"] != "lle")
+    # the papers ranked are those of step fit_step + 1 = 3, with a subset author
+    authors, words = dcode.draw_subset(pool, (6, 16), 0)
+    pw, pa = dcode.test_papers(art, authors, words, 3)
+    assert before[0]["pairs"] == sum(len(a) for a in pa)
+
+
+def test_reference_rows_chance_and_empirical():
+    art = toy_corpus()
+    authors, words = np.arange(N_AUTHORS), np.arange(N_WORDS)
+    counts = dcode.sub_counts(art, authors, words, 3)
+    pw, pa = dcode.test_papers(art, authors, words, 4)
+    chance = dcode.method_ranks("chance", {}, counts, pw, pa, seed=0)
+    assert np.all(chance == (N_AUTHORS + 1) / 2)
+    L = dcode.method_log_p("empirical", {}, counts, seed=0)
+    total = np.sum(counts, axis=0) + 1.0
+    assert np.allclose(np.exp(L), total / total.sum(axis=1, keepdims=True))
+    # two communities with disjoint vocabularies: the word profile finds the community
+    both = dcode.method_ranks("empirical", {}, counts, pw, pa, seed=0, words="both")
+    assert set(both) == {"set", "counts"}
+    assert np.median(both["set"]) <= 6.5 < (N_AUTHORS + 1) / 2 + 3
 
 
 def test_table2_glue_and_paper_values(toy_dir, tmp_path):
@@ -141,6 +188,8 @@ def test_table2_glue_and_paper_values(toy_dir, tmp_path):
     ).to_csv(paper, index=False)
     long, layout, claims = dcode.rank_table(files, paper)
     assert len(long) == 6 and len(layout) == 2
+    assert {"median_rank_set", "median_rank_counts", "mean_rank"} <= set(long.columns)
+    assert (long["median_rank"] == long["median_rank_set"]).all()  # the default reading
     row = long[(long["n_authors"] == 4) & (long["method"] == "dcode")].iloc[0]
     ours = pd.DataFrame(json.loads(files[0].read_text())["rows"])
     expected = ours[ours["method"] == "dcode"]["median_rank"].mean()

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from embedlab.evaluate.ranking import (
     median_rank,
     naive_bayes_scores,
+    paper_word_weights,
     rank_of,
     true_author_ranks,
 )
@@ -54,6 +55,23 @@ def test_ranks_of_true_authors_on_the_hand_made_example():
     assert ranks.tolist() == [2.0, 3.0, 1.0]
     # papers without an embedded author contribute nothing
     assert true_author_ranks(LOG_P, PAPERS, [[], [1]]).tolist() == [1.0]
+
+
+def test_a_paper_as_its_set_of_words_or_its_word_counts():
+    """The paper ranks authors "given a set of words": each distinct word once. Counting every
+    occurrence (multinomial) can change the ranking: word 0 five times and word 2 once favour
+    author 0 (0.5^5 0.1) over author 2 (0.25^6); as the set {0, 2} author 2 wins (0.0625 >
+    0.05 > 0.04)."""
+    paper = np.array([[5, 0, 1, 0]])
+    as_set = paper_word_weights(paper, "set")
+    assert as_set.tolist() == [[1.0, 0.0, 1.0, 0.0]]
+    assert paper_word_weights(paper, "counts") is paper
+    assert true_author_ranks(LOG_P, paper, [[0]]).tolist() == [1.0]
+    assert true_author_ranks(LOG_P, as_set, [[0, 2]]).tolist() == [2.0, 1.0]
+    sparse = paper_word_weights(sp.csr_matrix(paper), "set")
+    assert sp.issparse(sparse) and np.array_equal(sparse.toarray(), as_set)
+    with pytest.raises(ValueError, match="paper words must be one of"):
+        paper_word_weights(paper, "bag")
 
 
 def test_ties_share_their_mean_position():

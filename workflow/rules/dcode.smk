@@ -52,12 +52,15 @@ rule dcode_rank:
         val_subsets=DCODE.get("val_subsets", 2),
         fit_step=DCODE.get("fit_step", 11),
         seed=DCODE.get("seed", 0),
+        words=DCODE.get("paper_words", "set"),
+        references=DCODE.get("references", ["empirical", "chance"]),
     shell:
         "NUMBA_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m embedlab dcode-rank"
         " --artifact results/datasets/nips12 --size {wildcards.a},{wildcards.w}"
         " --out {output:q} --subsets {params.subsets} --val-subsets {params.val_subsets}"
         " --seed {params.seed} --fit-step {params.fit_step} --pool {params.pool}"
         " --methods {params.methods} --params {params.extra:q} --grid {params.grid:q}"
+        " --paper-words {params.words} --references {params.references}"
         " > {log:q} 2>&1"
 
 

@@ -4,14 +4,23 @@ Table 2 protocol (paper section 4.5): the *pool* is the 100 most prolific author
 volumes 0..T-1) and the 500 words they use most (counts summed over those volumes). A subset
 of size (a, w) draws a authors and w words from the pool uniformly without replacement (one
 numpy Generator per subset, seeded ``seed + index``). Every method embeds the subset's count
-matrices up to ``fit_step`` (our t = 11, the paper's t = 12) and ranks, by Naive Bayes with a
-uniform prior, all subset authors for every paper of ``test_step`` (our t = 12) with at least
-one subset author; the paper's words outside the subset are ignored. The metric is the median
-rank over all (paper, true author) pairs (:mod:`embedlab.evaluate.ranking`).
+matrices up to ``fit_step`` (our 0-based volume 11, the paper's t = 12; nothing of volume 12 is
+seen) and ranks, by Naive Bayes with a uniform prior, all subset authors for every paper of
+``test_step`` (volume 12 = the paper's t = 13, 1999) with at least one subset author; the
+paper's words outside the subset are ignored. A paper enters as its set of distinct words
+(``paper_words="set"``, the paper's "set of words"; ``"counts"``, every occurrence, is recorded
+beside it). Every true author of a paper is ranked among all candidates (co-authors included,
+the paper's "harsh metric"). The metric is the median rank over all (paper, true author) pairs
+of a subset (:mod:`embedlab.evaluate.ranking`); the table gives its mean over the subsets.
 
-LLE embeds only authors with counts in the last fitted matrix: its candidates and its
-(paper, true author) pairs are restricted to those authors; degenerate embeddings are dropped
-(as in the paper) and counted.
+LLE embeds only authors with counts in the last fitted matrix; the others cannot be placed and
+are ranked below every placed author (tied), so LLE is scored on the same candidates and the
+same (paper, true author) pairs as the other methods. Degenerate embeddings are dropped (as in
+the paper) and counted.
+
+Two reference rows without an embedding put the numbers in scale: ``chance`` (every author
+tied: rank (a + 1) / 2) and ``empirical`` (Naive Bayes with the add-one smoothed empirical
+``p(w | a)`` of the counts summed over the fitted steps).
 
 ``transition_var`` / ``initial_var`` of the D-CODE variants are chosen per subset size on a
 validation year: fit up to ``fit_step - 1``, rank the papers of ``fit_step`` (same subsets),
@@ -33,7 +42,14 @@ import scipy.sparse as sp
 import scipy.stats
 
 from embedlab import artifacts, tables
-from embedlab.evaluate.ranking import median_rank, naive_bayes_scores, rank_of, true_author_ranks
+from embedlab.evaluate.ranking import (
+    PAPER_WORDS,
+    median_rank,
+    naive_bayes_scores,
+    paper_word_weights,
+    rank_of,
+    true_author_ranks,
+)
 from embedlab.methods.cooc_lle import CooccurrenceLLE, DegenerateEmbeddingError
 from embedlab.methods.dcode import VARIANTS, make_variant
 from embedlab.methods.dynamic_pca import DynamicPCA
@@ -48,7 +64,13 @@ LABEL = {
     "static_dcode_mle": "Static D-CODE MLE",
     "dynamic_pca": "Dynamic PCA",
     "lle": "LLE",
+    "empirical": "Empirical NB (no embedding)",
+    "chance": "Chance",
 }
+#: reference rows without an embedding (not in the paper's table)
+REFERENCES = ["empirical", "chance"]
+#: add-one smoothing of the empirical p(w | a) of the ``empirical`` reference
+EMPIRICAL_ALPHA = 1.0
 
 
 # --------------------------------------------------------------------------------------
@@ -125,42 +147,79 @@ def make_method(method: str, params: dict, seed: int):
         return DynamicPCA(**params)
     if method == "lle":
         return CooccurrenceLLE(random_state=seed, **params)
-    raise ValueError(f"unknown method {method!r}; expected one of {METHODS}")
+    raise ValueError(f"unknown method {method!r}; expected one of {METHODS + REFERENCES}")
 
 
-def method_ranks(method, params, counts, paper_words, paper_authors, seed) -> np.ndarray:
-    """Ranks of every (paper, true author) pair of the test papers after fitting ``counts``."""
+def method_log_p(method, params, counts, seed) -> np.ndarray:
+    """``log p(w | a)`` (A, W) of ``method`` fitted on ``counts`` (steps 0..fit_step).
+
+    Every subset author gets a row. LLE places only the authors with counts in the last matrix;
+    the others get ``-inf`` rows (ranked below every placed author, tied). References:
+    ``chance`` is flat, ``empirical`` the smoothed word frequencies of the summed counts.
+    """
+    A, W = counts[-1].shape
+    if method == "chance":
+        return np.full((A, W), -np.log(W))
+    if method == "empirical":
+        total = np.sum(counts, axis=0) + EMPIRICAL_ALPHA
+        return np.log(total / total.sum(axis=1, keepdims=True))
     if method == "lle":  # LLE places only authors active in the last matrix
         active = np.flatnonzero(counts[-1].sum(axis=1) > 0)
-        remap = -np.ones(counts[-1].shape[0], dtype=np.int64)
-        remap[active] = np.arange(active.size)
-        counts = [c[active] for c in counts]
-        kept = [remap[a][remap[a] >= 0] for a in paper_authors]
-        has = [i for i, a in enumerate(kept) if a.size]
-        paper_words, paper_authors = paper_words[has], [kept[i] for i in has]
+        model = make_method(method, params, seed).fit([c[active] for c in counts])
+        L = np.full((A, W), -np.inf)
+        L[active] = model.log_word_given_author(-1)
+        return L
     if method == "dynamic_pca":  # its windows need counts: start at the first non-empty step
         first = next(t for t, c in enumerate(counts) if c.sum() > 0)
         counts = counts[first:]
-    model = make_method(method, params, seed).fit(counts)
-    return true_author_ranks(model.log_word_given_author(-1), paper_words, paper_authors)
+    return make_method(method, params, seed).fit(counts).log_word_given_author(-1)
 
 
-def evaluate_subset(art, pool, size, index, seed, fit_step, methods, params) -> list[dict]:
-    """One random subset: median rank of every method (validation grid handled by caller)."""
-    authors, words = draw_subset(pool, size, seed + index)
-    counts = sub_counts(art, authors, words, fit_step)
-    pw, pa = test_papers(art, authors, words, fit_step + 1)
+def method_ranks(
+    method, params, counts, paper_words, paper_authors, seed, words: str = "set"
+) -> np.ndarray:
+    """Ranks of every (paper, true author) pair of the test papers after fitting ``counts``.
+
+    ``words``: a paper as its set of words or its word counts, or ``"both"`` for a dict
+    ``{"set": ranks, "counts": ranks}`` from one fit.
+    """
+    L = method_log_p(method, params, counts, seed)
+    modes = PAPER_WORDS if words == "both" else (words,)
+    ranks = {
+        mode: true_author_ranks(L, paper_word_weights(paper_words, mode), paper_authors)
+        for mode in modes
+    }
+    return ranks if words == "both" else ranks[words]
+
+
+def evaluate_subset(
+    art, pool, size, index, seed, fit_step, methods, params, words="set"
+) -> list[dict]:
+    """One random subset: median rank of every method (validation grid handled by caller).
+
+    ``median_rank`` / ``mean_rank`` use ``words``; ``median_rank_set`` and
+    ``median_rank_counts`` give both readings of a paper.
+    """
+    authors, words_idx = draw_subset(pool, size, seed + index)
+    counts = sub_counts(art, authors, words_idx, fit_step)
+    pw, pa = test_papers(art, authors, words_idx, fit_step + 1)
     rows = []
     for method in methods:
         start = time.perf_counter()
         row = {"n_authors": size[0], "n_words": size[1], "subset": index, "method": method}
         try:
-            ranks = method_ranks(method, params.get(method, {}), counts, pw, pa, seed + index)
+            both = method_ranks(
+                method, params.get(method, {}), counts, pw, pa, seed + index, "both"
+            )
+            ranks = both[words]
             row.update(median_rank=median_rank(ranks), mean_rank=float(ranks.mean()))
+            for mode, r in both.items():
+                row[f"median_rank_{mode}"] = median_rank(r)
             row.update(pairs=int(ranks.size), candidates=_candidates(method, counts))
             row["status"] = "ok"
         except (DegenerateEmbeddingError, FloatingPointError, ValueError) as err:
             row.update(median_rank=np.nan, mean_rank=np.nan, pairs=0, candidates=0)
+            row.update({f"median_rank_{mode}": np.nan for mode in PAPER_WORDS})
             row["status"] = f"failed: {err}"
             log.warning("%s on subset %s/%d: %s", method, size, index, err)
         row["seconds"] = round(time.perf_counter() - start, 3)
@@ -169,6 +228,7 @@ def evaluate_subset(art, pool, size, index, seed, fit_step, methods, params) -> 
 
 
 def _candidates(method: str, counts) -> int:
+    """Authors the method could place (LLE: active in the last matrix); all are ranked."""
     if method == "lle":
         return int(np.count_nonzero(counts[-1].sum(axis=1) > 0))
     return int(counts[-1].shape[0])
@@ -185,11 +245,13 @@ def draw_subset(pool, size, seed) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def validate_dcode(art, pool, size, n_subsets, seed, fit_step, grid, base) -> tuple[dict, list]:
+def validate_dcode(
+    art, pool, size, n_subsets, seed, fit_step, grid, base, paper_words="set"
+) -> tuple[dict, list]:
     """Choose transition_var / initial_var per D-CODE variant by predicting ``fit_step``.
 
-    Fits up to ``fit_step - 1`` on the same subsets; returns ({variant: best params},
-    rows of the whole grid).
+    Fits up to ``fit_step - 1`` on the same subsets (the test step is never seen); returns
+    ({variant: best params}, rows of the whole grid).
     """
     points = [dict(zip(grid, v, strict=True)) for v in itertools.product(*grid.values())]
     rows = []
@@ -208,7 +270,7 @@ def validate_dcode(art, pool, size, n_subsets, seed, fit_step, grid, base) -> tu
                 seen.add(key)
                 params = {**base.get(variant, {}), **point}
                 try:
-                    ranks = method_ranks(variant, params, counts, pw, pa, seed + index)
+                    ranks = method_ranks(variant, params, counts, pw, pa, seed + index, paper_words)
                     value = median_rank(ranks)
                 except (FloatingPointError, ValueError) as err:
                     log.warning("validation %s %s: %s", variant, point, err)
@@ -238,6 +300,8 @@ def table2_size(
     params,
     grid,
     val_subsets=2,
+    words="set",
+    references=(),
 ) -> pd.DataFrame:
     """Validation + test for one subset size; writes the per-subset rows as JSON to ``out``."""
     art = artifacts.load(artifact_dir)
@@ -247,17 +311,20 @@ def table2_size(
     dcode_methods = [m for m in methods if m in VARIANTS]
     if grid and dcode_methods:
         chosen, val_rows = validate_dcode(
-            art, pool, size, min(val_subsets, n_subsets), seed, fit_step, grid, params
+            art, pool, size, min(val_subsets, n_subsets), seed, fit_step, grid, params, words
         )
         for m in dcode_methods:
             params[m].update(chosen[m])
         log.info("size %s: validation chose %s", size, chosen)
     rows = []
     for index in range(n_subsets):
-        rows += evaluate_subset(art, pool, size, index, seed, fit_step, methods, params)
+        rows += evaluate_subset(
+            art, pool, size, index, seed, fit_step, [*methods, *references], params, words
+        )
     result = {
         "size": list(size),
         "fit_step": fit_step,
+        "paper_words": words,
         "params": params,
         "chosen": chosen,
         "validation": val_rows,
@@ -276,7 +343,9 @@ def rank_table(result_files, paper_csv) -> tuple[pd.DataFrame, pd.DataFrame, pd.
     """(long table per size x method, Table 2 layout, claims), ours beside the paper's.
 
     Ours: mean over non-failed subsets of the median rank, +- its standard deviation, and the
-    Wilcoxon signed-rank p-value of each method against D-CODE over the shared subsets.
+    Wilcoxon signed-rank p-value of each method against D-CODE over the shared subsets. The
+    long table also gives the mean rank and both readings of a paper (``median_rank_set``,
+    ``median_rank_counts``); ``median_rank`` is the one the result files were run with.
     """
     paper = pd.read_csv(paper_csv)
     ref = {
@@ -294,8 +363,13 @@ def rank_table(result_files, paper_csv) -> tuple[pd.DataFrame, pd.DataFrame, pd.
     out = []
     for (a, w), g in df.groupby(["n_authors", "n_words"], sort=True):
         wide = g.pivot(index="subset", columns="method", values="median_rank")
-        for method in [m for m in METHODS if m in wide]:
+        for method in [m for m in METHODS + REFERENCES if m in wide]:
             values = wide[method].dropna()
+            mine = g[(g["method"] == method) & g["median_rank"].notna()]
+            other = {
+                f"{col}": round(float(mine[col].mean()), 2) if col in mine else np.nan
+                for col in ("mean_rank", *(f"median_rank_{m}" for m in PAPER_WORDS))
+            }
             paper_value = ref.get((a, w, method))
             mean = float(values.mean()) if len(values) else np.nan
             out.append(
@@ -308,6 +382,7 @@ def rank_table(result_files, paper_csv) -> tuple[pd.DataFrame, pd.DataFrame, pd.
                     "median_rank": round(mean, 2),
                     "spread": round(float(values.std(ddof=1)), 2) if len(values) > 1 else np.nan,
                     "subsets_ok": f"{len(values)}/{len(wide)}",
+                    **other,
                     "p_vs_dcode": _paired_p(wide, method),
                     "paper": paper_value,
                     "verdict": tables.verdict(mean, paper_value, tol=1.0, lower_is_better=True),
@@ -468,17 +543,34 @@ def _cmd_table2_size(args):
         json.loads(args.params),
         json.loads(args.grid),
         args.val_subsets,
+        args.paper_words,
+        args.references,
     )
 
 
 def _cmd_table(args):
     long, layout, claim = rank_table(args.results, args.paper)
     tables.write_table(long, args.csv, args.md_long, title="D-CODE Table 2 (long form)")
+    words = sorted(
+        {json.loads(Path(f).read_text()).get("paper_words", "counts") for f in args.results}
+    )
     note = (
-        "Median predicted rank of the true authors of NIPS papers at our t = 12 (the paper's "
-        "t = 13, 1999), embedding up to our t = 11. Ours: mean ± s.d. over random subsets "
-        "(paper's value in brackets). LLE ranks only authors with counts in the last fitted "
-        "year. D-CODE parameters chosen on predicting t = 11 from t <= 10 (column params)."
+        "Median predicted rank of the true authors of NIPS papers of volume 12 (the paper's "
+        "t = 13, 1999), embedding volumes 0-11 (the paper's t <= 12). Ours: mean ± s.d. over "
+        f"random subsets of the per-subset median (paper's value in brackets); a paper enters "
+        f"as its {' / '.join(words)} of words. Every subset author is a candidate (LLE: authors "
+        "without counts in volume 11 cannot be placed and rank last). D-CODE variances chosen "
+        "on predicting volume 11 from volumes <= 10 (column params). Chance and Empirical NB "
+        "(add-one smoothed word frequencies of volumes 0-11, no embedding) are references, "
+        "not in the paper."
+    )
+    both = long[["subset", "label", "median_rank_set", "median_rank_counts", "mean_rank"]]
+    both = both.rename(
+        columns={
+            "median_rank_set": "median rank, word set",
+            "median_rank_counts": "median rank, word counts",
+            "mean_rank": "mean rank (table's reading)",
+        }
     )
     md = [
         f"# D-CODE Table 2\n\n{note}\n",
@@ -486,6 +578,11 @@ def _cmd_table(args):
         "",
         "## Claims\n",
         claim.to_markdown(index=False),
+        "",
+        "## A paper as its set of words or its word counts\n",
+        "Both readings from the same fits (mean over subsets); the multinomial reading (every "
+        "occurrence counted) makes Naive Bayes far more decisive.\n",
+        both.to_markdown(index=False),
         "",
     ]
     Path(args.md).write_text("\n".join(md) + "\n")
@@ -558,6 +655,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--params", default="{}", help="JSON {method: params}")
     p.add_argument("--grid", default="{}", help="JSON validation grid of the D-CODE variants")
     p.add_argument("--val-subsets", type=int, default=2, help="subsets used for validation")
+    p.add_argument(
+        "--paper-words", default="set", choices=PAPER_WORDS, help="a paper's words: set or counts"
+    )
+    p.add_argument("--references", nargs="*", default=REFERENCES, choices=REFERENCES)
     p.set_defaults(func=_cmd_table2_size)
 
     p = sub.add_parser("dcode-table", help="Table 2: ours beside the paper's")
