@@ -19,6 +19,7 @@ include: "workflow/rules/tste.smk"
 include: "workflow/rules/dcode.smk"
 include: "workflow/rules/diffeomap.smk"
 include: "workflow/rules/ee.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:
@@ -28,3 +29,5 @@ rule all:
         "results/tables/datasets.csv",
         "results/tables/datasets.md",
         paper_targets(),
+        "results/tables/summary.csv",
+        "results/tables/summary.md",

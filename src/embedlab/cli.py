@@ -68,6 +68,30 @@ def _cmd_summarize_datasets(args: argparse.Namespace) -> None:
     log.info("wrote %s and %s (%d datasets)", args.csv, args.md, len(df))
 
 
+def _cmd_summarize_papers(args: argparse.Namespace) -> None:
+    from embedlab import summary, tables
+
+    df = summary.summary_table(args.paper_values, args.tables, args.meta)
+    title = f"Paper vs ours: {len(df)} published numbers ({summary.verdict_counts(df)})"
+    tables.write_table(df, args.csv, args.md, title=title)
+    log.info("wrote %s and %s: %s", args.csv, args.md, title)
+
+
+def _cmd_check_report(args: argparse.Namespace) -> None:
+    from embedlab import report_check
+
+    expected = list(args.expect)
+    if args.expect_summary:
+        summary = Path(args.expect_summary).read_text()
+        expected += report_check.expected_from_summary(summary)
+    found = report_check.check(args.report, expected, args.browser)
+    if found:
+        raise RuntimeError(
+            f"report {args.report} has {len(found)} problem(s):\n  " + "\n  ".join(found)
+        )
+    log.info("report %s: all %d expected figures and tables render", args.report, len(expected))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="embedlab", description=__doc__)
     parser.add_argument("--version", action="version", version=f"embedlab {__version__}")
@@ -95,6 +119,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--md", required=True)
     p.add_argument("meta", nargs="+", help="meta.json of each artifact")
     p.set_defaults(func=_cmd_summarize_datasets)
+
+    p = sub.add_parser("summarize-papers", help="one line per published number: paper vs ours")
+    p.add_argument("--paper-values", required=True, help="folder of the papers' numbers (CSV)")
+    p.add_argument("--tables", required=True, help="folder of our tables (results/tables)")
+    p.add_argument("--csv", required=True)
+    p.add_argument("--md", required=True)
+    p.add_argument("meta", nargs="*", help="meta.json of each dataset artifact")
+    p.set_defaults(func=_cmd_summarize_papers)
+
+    p = sub.add_parser("check-report", help="render the HTML report in headless Chromium")
+    p.add_argument("report", help="results/report.html")
+    p.add_argument("--expect", nargs="*", default=[], help="figures/tables it must show")
+    p.add_argument("--expect-summary", help="`snakemake --summary` output: expect its outputs")
+    p.add_argument("--browser", help="Chromium executable (default: found on PATH)")
+    p.set_defaults(func=_cmd_check_report)
 
     for name in _experiment_modules():
         importlib.import_module(f"embedlab.experiments.{name}").register(sub)

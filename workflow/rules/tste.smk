@@ -76,13 +76,13 @@ rule tste_claims:
         ),
         paper="config/paper_values/tste_claims.csv",
     output:
-        md=report(
-            "results/tables/tste_claims.md",
+        md="results/tables/tste_claims.md",
+        csv=report(
+            "results/tables/tste_claims.csv",
             caption="../report/tste_claims.rst",
             category="t-STE",
             labels={"table": "claims"},
         ),
-        csv="results/tables/tste_claims.csv",
     log:
         "logs/tste/claims.log",
     conda:

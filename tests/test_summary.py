@@ -1,0 +1,118 @@
+"""The paper-vs-ours summary: every published number gets exactly one line."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from embedlab import summary
+
+from .conftest import REPO
+
+PAPER_VALUES = REPO / "config" / "paper_values"
+
+
+def test_every_published_number_has_a_line_even_without_results(tmp_path):
+    df = summary.summary_table(PAPER_VALUES, tmp_path)
+    expected = sum(len(pd.read_csv(p)) for p in PAPER_VALUES.glob("*.csv"))
+    assert len(df) == expected
+    assert set(df["verdict"]) == {"not reproduced"}
+    assert df["note"].str.startswith("paper not in this run").all()
+
+
+def _write(path, rows):
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_snest_rows_take_value_and_verdict_from_the_kl_table(tmp_path):
+    paper = _write(
+        tmp_path / "snest_table1.csv",
+        [
+            {"dataset": "school", "method": "sne", "n_space": 2, "n_time": 0, "kl": 0.52},
+            {"dataset": "school", "method": "snest", "n_space": 2, "n_time": 1, "kl": 0.31},
+            {"dataset": "grqc", "method": "sne", "n_space": 2, "n_time": 0, "kl": 3.19},
+        ],
+    )
+    ours = _write(
+        tmp_path / "snest_kl.csv",
+        [
+            {"dataset": "school", "cell": "sne-2", "kl": 0.5, "verdict": "better", "runs": "3/3"},
+            {
+                "dataset": "school",
+                "cell": "snest-2-1",
+                "kl": 0.4,
+                "verdict": "worse",
+                "runs": "1/2",
+            },
+        ],
+    )
+    rows = pd.DataFrame(summary.snest_rows(paper, ours)).set_index("item")
+    assert rows.loc["school SNE R^2 KL", "ours"] == 0.5
+    assert rows.loc["school SNE R^2 KL", "diff"] == pytest.approx(-0.02)
+    assert rows.loc["school SNEST R^{2,1} KL", "verdict"] == "worse"
+    assert rows.loc["grqc SNE R^2 KL", "verdict"] == "not reproduced"
+    assert "cell not in this run" in rows.loc["grqc SNE R^2 KL", "note"]
+
+
+def test_tste_claim_below_the_published_range_is_better(tmp_path):
+    paper = _write(
+        tmp_path / "tste_claims.csv",
+        [
+            {
+                "dataset": "mnist",
+                "dims": 2,
+                "metric": "generalisation_error",
+                "method": "all",
+                "low": 0.34,
+                "high": 0.37,
+                "note": "all in range",
+            },
+            {
+                "dataset": "mnist",
+                "dims": 2,
+                "metric": "loo_1nn_error",
+                "method": "tste_x",
+                "low": 0.66,
+                "high": 0.66,
+                "note": "t-STE 66%",
+            },
+        ],
+    )
+    ours = _write(
+        tmp_path / "ours.csv",
+        [
+            {"claim": "all in range", "ours": "GNMDS-X 0.110, t-STE-X 0.120", "holds": False},
+            {"claim": "t-STE 66%", "ours": "t-STE-X 0.900", "holds": False},
+        ],
+    )
+    rows = pd.DataFrame(summary.tste_rows(paper, ours)).set_index("item")
+    assert rows.loc["all in range", "verdict"] == "better"
+    assert rows.loc["t-STE 66%", "verdict"] == "worse"
+
+
+def test_dataset_counts_matched_or_differs(tmp_path):
+    meta = tmp_path / "meta.json"
+    meta.write_text(
+        json.dumps(
+            {
+                "name": "nips22",
+                "paper": {"n": 1418, "papers": 2121, "edges": 5},
+                "summary": {"n": 1383},
+                "counts": {"papers": 2121},
+            }
+        )
+    )
+    rows = pd.DataFrame(summary.dataset_rows([meta])).set_index("item")
+    assert rows.loc["n", "verdict"] == "differs"
+    assert rows.loc["n", "diff"] == -35
+    assert rows.loc["papers", "verdict"] == "matched"
+    assert rows.loc["edges", "verdict"] == "not reproduced"
+
+
+def test_unknown_paper_values_file_is_an_error_naming_it(tmp_path):
+    (tmp_path / "newpaper_table9.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="newpaper_table9.csv"):
+        summary.summary_table(tmp_path, tmp_path)

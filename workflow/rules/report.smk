@@ -1,0 +1,33 @@
+"""The paper-vs-ours summary over every paper's table (the HTML report is `snakemake --report`)."""
+
+PAPER_VALUES = "config/paper_values"
+
+
+rule paper_summary:
+    """One line per published number: the paper's value, ours, the difference, a verdict."""
+    input:
+        tables=[t for t in paper_targets() if re.match(r"results/tables/.*\.csv$", t)],
+        values=sorted(str(p) for p in Path(PAPER_VALUES).glob("*.csv")),
+        meta=dataset_artifacts(),
+    output:
+        csv=report(
+            "results/tables/summary.csv",
+            caption="../report/summary.rst",
+            category="Summary",
+            labels={"table": "paper vs ours"},
+        ),
+        md="results/tables/summary.md",
+    log:
+        "logs/tables/summary.log",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        values=PAPER_VALUES,
+        tables=subpath(output.csv, parent=True),
+    shell:
+        "python -m embedlab summarize-papers --paper-values {params.values:q}"
+        " --tables {params.tables:q} --csv {output.csv:q} --md {output.md:q} {input.meta:q}"
+        " > {log:q} 2>&1"
