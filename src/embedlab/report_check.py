@@ -5,9 +5,10 @@ of it, with one extra script at the end, in headless Chromium (``--dump-dom``). 
 for the app to mount, then for every embedded result: decodes it in the browser (a figure must
 load as an image with non-zero size, a table must have a header and at least one row) and checks
 its caption is not empty; then it walks the app's own navigation (each category, each
-subcategory, clicked as a reader would) and checks that every result is listed there. It writes what it found as JSON
-into the page, which Chromium prints; :func:`check` compares that with the figures and tables
-the workflow made (``expected``) and returns the problems (an empty list: the report is good).
+subcategory, clicked as a reader would) and checks that every result is listed there. It writes
+what it found as JSON into the page, which Chromium prints; :func:`check` compares that with
+the figures and tables the workflow made (``expected``) and returns the problems (an empty
+list: the report is good).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ PROBE = r"""
     await pause(300);
     out.mounted = typeof app !== "undefined" && document.querySelector("#app").innerText.length > 0;
     for (const [path, res] of Object.entries(results)) {
-      const item = {mime: res.mime_type, caption: (res.caption || "").replace(/<[^>]*>/g, "").trim().length};
+      const caption = (res.caption || "").replace(/<[^>]*>/g, "").trim();
+      const item = {mime: res.mime_type, caption: caption.length};
       if (res.mime_type.startsWith("image/")) {
         const size = await new Promise((r) => {
           const img = new Image();
