@@ -16,6 +16,8 @@ __all__ = ["save_figure", "synthetic_figure", "nips_figure", "pairs_figure", "el
 #: squared Mahalanobis radius of a 95% region of a 2-D Gaussian (chi-square, 2 dof)
 CHI2_95_2D = 5.991464547107979
 GROUP_COLOR = {"X": "tab:blue", "Y": "tab:red", "A": "tab:green", "B": "tab:gray"}
+GROUP_MARKER = {"X": "o", "Y": "o", "A": "s", "B": "s"}
+GROUP_ROLE = {"X": "authors", "Y": "authors", "A": "words", "B": "background words"}
 
 
 def ellipse_axes(cov: np.ndarray, mass_radius2: float = CHI2_95_2D):
@@ -38,37 +40,37 @@ def synthetic_figure(model, names, ranks: pd.DataFrame, epochs) -> Figure:
         raise ValueError("Fig. 3 needs a 2-D embedding")
     fig = new_figure((13, 3.6))
     axes = fig.subplots(1, len(epochs) + 1)
+    groups = np.array([str(name)[0] for name in names])
     for ax, t in zip(axes[:-1], epochs, strict=True):
         means, covs = model.means_[t], model.conditional_covariances_[t]
-        for name, mean, cov in zip(names, means, covs, strict=True):
-            color = GROUP_COLOR.get(name[0], "k")
+        for group, mean, cov in zip(groups, means, covs, strict=True):
+            color = GROUP_COLOR.get(group, "k")
             w, h, ang = ellipse_axes(cov)
             ax.add_patch(Ellipse(mean, w, h, angle=ang, fill=False, color=color, lw=0.8))
-            ax.plot(*mean, "o", ms=3, color=color)
-        # members of a group sit almost on top of each other: one label per group, at its mean
-        groups = np.array([str(name)[0] for name in names])
+        # members of a group sit almost on top of each other: markers + a legend, no labels
         for group in dict.fromkeys(groups):
             members = groups == group
-            ax.annotate(
-                f"{group}1-{members.sum()}",
-                means[members].mean(axis=0),
-                fontsize=9,
-                weight="bold",
+            ax.plot(
+                *means[members].T,
+                GROUP_MARKER.get(group, "o"),
+                ms=4,
                 color=GROUP_COLOR.get(group, "k"),
-                xytext=(4, 4),
-                textcoords="offset points",
+                label=f"{group}1-{members.sum()} ({GROUP_ROLE.get(group, 'entity')})",
             )
         ax.set_aspect("equal", adjustable="datalim")
         ax.autoscale_view()
         ax.set_title(f"t = {t}", fontsize=10)
+    axes[0].legend(fontsize=7, loc="upper left", framealpha=0.9)
     ax = axes[-1]
     ax.plot(ranks["step"], ranks["dcode"], label="D-CODE", color="tab:blue")
     ax.plot(ranks["step"], ranks["dcode_mle"], label="D-CODE MLE", color="tab:orange", ls="--")
     for t in epochs:
         ax.axvline(t, color="0.8", lw=0.8)
     ax.set_xlabel("time step")
-    ax.set_ylabel("mean rank of X given A words")
-    ax.legend(fontsize=8)
+    ax.set_ylabel("mean rank of X1-3 given A words (of 6)")
+    ax.set_ylim(0.8, 6.2)
+    ax.set_title("Naive Bayes rank over time", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
     return fig
 
