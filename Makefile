@@ -1,7 +1,8 @@
 # embedlab: two setup-free commands.
 #   make reproduce   full reproduction (creates .venv, installs, runs snakemake)
 #   make test        the test suite (creates .venv, installs, runs pytest)
-# Other targets: quick (few-minute smoke run), lint, dry-run, clean.
+# Other targets: quick (few-minute smoke run), report (HTML report + browser check), lint,
+# dry-run, clean, slurm-check (the quick run through a real one-node SLURM).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -10,7 +11,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SNAKEMAKE := PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/snakemake --cores $(CORES)
 
-.PHONY: reproduce quick test lint dry-run clean venv
+.PHONY: reproduce quick report browser test lint dry-run clean venv slurm-check
 
 venv: $(STAMP)
 
@@ -22,12 +23,31 @@ $(STAMP): pyproject.toml
 
 reproduce: $(STAMP)
 	$(SNAKEMAKE) --configfile config/config.yaml
-	$(SNAKEMAKE) --configfile config/config.yaml --report results/report.html
+	$(MAKE) report CONFIG=config/config.yaml
+
+# The HTML report of the last run of CONFIG, then checked in headless Chromium (every figure and
+# table of the run shown, loading, captioned); skipped with a warning where no Chromium exists.
+CONFIG ?= config/config.yaml
+report: $(STAMP)
+	$(SNAKEMAKE) --configfile $(CONFIG) --report results/report.html
+	$(SNAKEMAKE) --configfile $(CONFIG) --summary > results/report_expected.tsv
+	@if $(BIN)/python -c "import embedlab.report_check as r; exit(r.find_browser() is None)"; then \
+	  $(BIN)/python -m embedlab check-report results/report.html \
+	    --expect-summary results/report_expected.tsv; \
+	else echo "warning: no Chromium on PATH: report not checked (make browser installs it)"; fi
+
+# Debian's Chromium for the report check (tests/test_report.py); needs root and apt-get
+browser:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+	    >/dev/null; } || echo "warning: Chromium not installed: the report tests will be skipped"
 
 quick: $(STAMP)
 	$(SNAKEMAKE) --configfile config/quick.yaml
+	$(MAKE) report CONFIG=config/quick.yaml
 
-test: $(STAMP)
+test: $(STAMP) browser
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -n $(CORES) tests
 
 lint: $(STAMP)
@@ -39,3 +59,15 @@ dry-run: $(STAMP)
 
 clean:
 	rm -rf results logs .snakemake
+
+# SLURM profile check (root; installs Debian's slurm-wlm + munge, starts a one-node cluster on
+# localhost): the quick configuration run locally and through workflow/profiles/slurm, results
+# compared. See scripts/slurm/check.sh and the README section "Running on a cluster (SLURM)".
+CLUSTER_STAMP := $(VENV)/.installed-cluster
+
+$(CLUSTER_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,cluster]'
+	touch $@
+
+slurm-check: $(CLUSTER_STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" SLURM_CHECK_CORES=$(CORES) scripts/slurm/check.sh

@@ -172,3 +172,44 @@ def test_checksum_mismatch_fails_without_output(tmp_path):
     assert hashlib.sha256(TINY_EDGES.encode()).hexdigest() in log
     assert not (work / "resources" / "raw" / "tiny" / "edges.txt").exists()
     assert not (work / "results" / "datasets" / "tiny_graph" / "meta.json").exists()
+
+
+def test_interrupted_run_resumes_without_redoing_finished_jobs(tmp_path):
+    """Kill a run (SIGTERM, as `kill` or a scheduler does) after its first finished job: the
+    restart plans only the unfinished jobs and leaves the finished outputs untouched."""
+    import signal
+    import time
+
+    work = _tiny_workdir(tmp_path)
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
+    run = subprocess.Popen(
+        [*cmd, "--cores", "1", "--directory", str(work)],
+        cwd=work,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    metas = {n: work / "results" / "datasets" / n / "meta.json" for n in ("school", "tiny_graph")}
+    deadline = time.monotonic() + 300
+    while not any(m.exists() for m in metas.values()) and run.poll() is None:
+        assert time.monotonic() < deadline, "no job finished in 300 s"
+        time.sleep(0.05)
+    run.send_signal(signal.SIGTERM)
+    run.wait(timeout=120)
+    finished = {n: m.stat().st_mtime_ns for n, m in metas.items() if m.exists()}
+    assert finished, "the run was killed before any job finished"
+    summary = work / "results" / "tables" / "datasets.csv"
+    assert not summary.exists(), "the run finished before it could be killed"
+
+    plan = snakemake("--cores", "1", "--directory", str(work), "--dry-run", cwd=work).stdout
+    outputs = re.findall(r"^\s*output: (.*)$", plan, flags=re.M)
+    for name in finished:
+        assert not any(f"results/datasets/{name}/" in o for o in outputs), f"{name} rebuilt"
+    assert _planned_jobs(plan).get("build_dataset", 0) == len(metas) - len(finished)
+    assert any("results/tables/datasets.csv" in o for o in outputs)
+
+    snakemake("--cores", "1", "--directory", str(work), cwd=work)
+    assert summary.exists()
+    assert {n: metas[n].stat().st_mtime_ns for n in finished} == finished

@@ -33,6 +33,9 @@ from embedlab.perplexity import squared_distances, symmetric_affinities
 
 log = logging.getLogger(__name__)
 
+#: epochs between progress lines (cost, gradient norm) in each fit's log
+LOG_EVERY = 250
+
 SWEEP_COLUMNS = [
     "dataset",
     "negative_weights",
@@ -86,7 +89,7 @@ def fit_with_fallback(X, objective, learning_rates, **params):
     rate). If every rate oscillates, the last oscillating fit is returned (and listed)."""
     failures, last = [], (None, None)
     for lr in learning_rates:
-        est = ElasticEmbedding(learning_rate=lr, **params)
+        est = ElasticEmbedding(learning_rate=lr, log_every=LOG_EVERY, **params)
         try:
             est.fit(X, objective=objective)
         except DivergenceError as error:
@@ -182,6 +185,7 @@ def homotopy_comparison(
             perplexity=perplexity,
             learning_rate=learning_rate,
             homotopy_start=start,
+            log_every=LOG_EVERY,
             **extra,
         ).fit(X, objective=objective)
         rho, angle = unrolling(est.embedding_, t)

@@ -49,6 +49,7 @@ from Phi_k = X, as in the paper. Output: the first b coordinates of Phi_p.
 
 from __future__ import annotations
 
+import logging
 import warnings
 from dataclasses import dataclass
 
@@ -58,6 +59,11 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from embedlab.kernels.diffeomap import gaussian_kernel, gaussian_kernel_vjp
+
+log = logging.getLogger(__name__)
+
+#: CG iterations between progress lines (energy) in the fit's log
+LOG_EVERY = 50
 
 # ----------------------------------------------------------------------------- input checks
 
@@ -361,6 +367,8 @@ def fit_trajectories(
 
     def record(intermediate_result):
         trace.append(float(intermediate_result.fun))
+        if len(trace) % LOG_EVERY == 0:
+            log.info("CG iteration %d: energy %.6g", len(trace), trace[-1])
 
     result = minimize(
         objective,
