@@ -26,7 +26,15 @@ COLUMNS = ["paper", "table", "item", "paper_value", "ours", "diff", "verdict", "
 NOT_IN_RUN = "not reproduced"
 
 
+def _plain(value):
+    """Whole floats as int (1e+06 reads badly in a table), everything else as it is."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return int(value)
+    return value
+
+
 def _row(paper, table, item, paper_value, ours=None, verdict=NOT_IN_RUN, note="", diff=None):
+    paper_value, ours = _plain(paper_value), _plain(ours)
     if diff is None and isinstance(ours, int | float) and isinstance(paper_value, int | float):
         diff = round(float(ours) - float(paper_value), 4)
     return dict(
