@@ -81,6 +81,25 @@ def test_ties_share_their_mean_position():
     assert true_author_ranks(uniform, np.array([[1, 2, 0]]), [[3]]).tolist() == [2.5]
 
 
+def test_identical_authors_tie_despite_rounding():
+    """Authors with identical p(w | a) rows (a flat model, authors a method cannot place) must
+    tie. The matrix product that sums a paper's log-probabilities can round identical rows
+    differently (BLAS kernels treat the last rows apart): such differences of ~1e-13 must not
+    order the authors."""
+    rng = np.random.default_rng(0)
+    n_authors, n_words = 30, 289
+    flat = np.full((n_authors, n_words), -np.log(n_words))
+    papers = (rng.random((5, n_words)) < 0.3).astype(float)
+    ranks = true_author_ranks(flat, papers, [[0, 1, 29]] * 5)
+    assert np.all(ranks == (n_authors + 1) / 2)
+    L = rng.normal(size=(n_authors, n_words))
+    L[5:] = L[5]  # authors 5..29 identical, 0..4 different
+    scores = naive_bayes_scores(L, papers)
+    for p in range(5):
+        r = [rank_of(scores[p], a) for a in range(5, n_authors)]
+        assert len(set(r)) == 1, r
+
+
 def test_unknown_and_impossible_words():
     L = LOG_P.copy()
     L = np.c_[L, np.full(3, -np.inf)]  # word 4: p(w | a) = 0 for every author

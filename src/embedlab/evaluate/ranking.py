@@ -80,11 +80,21 @@ def naive_bayes_scores(log_p_word_given_author, paper_word_counts, log_prior=Non
     return scores
 
 
+#: scores this close (relative) are tied: sums of identical log-probability rows can differ by
+#: rounding (~1e-13 relative for a few hundred words), which must not order the authors
+TIE_RTOL = 1e-9
+
+
 def rank_of(scores: np.ndarray, author: int) -> float:
-    """Rank (1 = best) of ``author`` under ``scores`` (A,); ties share their mean position."""
+    """Rank (1 = best) of ``author`` under ``scores`` (A,); ties share their mean position.
+
+    Scores within ``TIE_RTOL`` (relative) of the author's are ties; ``-inf`` ties ``-inf``.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
     s = scores[author]
-    higher = np.count_nonzero(scores > s)
-    tied = np.count_nonzero(scores == s) - 1
+    tie = np.isclose(scores, s, rtol=TIE_RTOL, atol=0.0)
+    higher = np.count_nonzero((scores > s) & ~tie)
+    tied = np.count_nonzero(tie) - 1
     return 1.0 + higher + 0.5 * tied
 
 
