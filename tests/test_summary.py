@@ -15,7 +15,7 @@ PAPER_VALUES = REPO / "config" / "paper_values"
 
 
 def test_every_published_number_has_a_line_even_without_results(tmp_path):
-    df = summary.summary_table(PAPER_VALUES, tmp_path)
+    df = summary.summary_table(PAPER_VALUES.glob("*.csv"), tmp_path)
     expected = sum(len(pd.read_csv(p)) for p in PAPER_VALUES.glob("*.csv"))
     assert len(df) == expected
     assert set(df["verdict"]) == {"not reproduced"}
@@ -115,4 +115,4 @@ def test_dataset_counts_matched_or_differs(tmp_path):
 def test_unknown_paper_values_file_is_an_error_naming_it(tmp_path):
     (tmp_path / "newpaper_table9.csv").write_text("a,b\n1,2\n")
     with pytest.raises(ValueError, match="newpaper_table9.csv"):
-        summary.summary_table(tmp_path, tmp_path)
+        summary.summary_table([tmp_path / "newpaper_table9.csv"], tmp_path)

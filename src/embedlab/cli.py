@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_summarize_datasets)
 
     p = sub.add_parser("summarize-papers", help="one line per published number: paper vs ours")
-    p.add_argument("--paper-values", required=True, help="folder of the papers' numbers (CSV)")
+    p.add_argument("--paper-values", nargs="*", default=[], help="the papers' numbers (CSV)")
     p.add_argument("--tables", required=True, help="folder of our tables (results/tables)")
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)

@@ -165,11 +165,13 @@ def dataset_rows(meta_files: Iterable[str | Path]) -> list[dict]:
 
 
 def summary_table(
-    paper_dir: str | Path, tables_dir: str | Path, meta_files: Iterable[str | Path] = ()
+    paper_files: Iterable[str | Path],
+    tables_dir: str | Path,
+    meta_files: Iterable[str | Path] = (),
 ) -> pd.DataFrame:
-    """One row per published number: every file of ``paper_dir`` and every dataset count."""
+    """One row per published number: every row of ``paper_files`` and every dataset count."""
     rows = dataset_rows(meta_files)
-    for paper_csv in sorted(Path(paper_dir).glob("*.csv")):
+    for paper_csv in sorted(map(Path, paper_files)):
         if paper_csv.name not in READERS:
             raise ValueError(
                 f"{paper_csv}: no summary reader for this paper-values file; "

@@ -25,9 +25,8 @@ rule paper_summary:
         mem_mb=500,
         runtime=5,
     params:
-        values=PAPER_VALUES,
         tables=subpath(output.csv, parent=True),
     shell:
-        "python -m embedlab summarize-papers --paper-values {params.values:q}"
+        "python -m embedlab summarize-papers --paper-values {input.values:q}"
         " --tables {params.tables:q} --csv {output.csv:q} --md {output.md:q} {input.meta:q}"
         " > {log:q} 2>&1"
