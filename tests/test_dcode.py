@@ -418,17 +418,13 @@ def test_synthetic_rank_moves_gradually_with_distributions_and_abruptly_with_mea
     assert stats["full"]["steps_between"] > stats["mle"]["steps_between"]
 
 
-def test_fit_of_paper_size_takes_seconds():
-    """40 authors x 348 words x 13 steps (Table 2's largest setting): a few seconds of CPU.
-
-    CPU time of this process (the fit runs on one BLAS thread at this size), not wall time:
-    on a machine shared with other jobs the wall time says more about the load than the code.
-    """
+def test_fit_of_paper_size_is_finite_and_positive_definite():
+    """40 authors x 348 words x 13 steps (Table 2's largest setting) fits to finite means and
+    positive-definite covariances (its time is printed, not asserted: see benchmarks/)."""
     rng = np.random.default_rng(14)
     counts = [sp.csr_matrix(rng.poisson(0.3, size=(40, 348)).astype(float)) for _ in range(13)]
-    start, wall = time.process_time(), time.perf_counter()
+    start = time.process_time()
     model = D.DCODE(random_state=0).fit(counts)
-    elapsed = time.process_time() - start
-    print(f"D-CODE fit 40 x 348 x 13: {elapsed:.2f} s CPU, {time.perf_counter() - wall:.2f} s wall")
+    print(f"D-CODE fit 40 x 348 x 13: {time.process_time() - start:.2f} s CPU")
     assert np.isfinite(model.means_).all()
-    assert elapsed < 60.0
+    assert (np.linalg.eigvalsh(model.covariances_) > 0).all()

@@ -102,7 +102,12 @@ rule dcode_fig3:
             labels={"figure": "fig3"},
         ),
         pdf="results/figures/dcode_fig3.pdf",
-        table="results/tables/dcode_synthetic_rank.csv",
+        table=report(
+            "results/tables/dcode_synthetic_rank.csv",
+            caption="../report/dcode_figure_data.rst",
+            category="D-CODE",
+            labels={"table": "fig3 data: synthetic ranks"},
+        ),
     log:
         "logs/dcode/fig3.log",
     conda:
@@ -132,7 +137,12 @@ rule dcode_nips_figure:
             labels={"figure": "{fig}"},
         ),
         pdf="results/figures/dcode_{fig}.pdf",
-        table="results/tables/dcode_{fig}.csv",
+        table=report(
+            "results/tables/dcode_{fig}.csv",
+            caption="../report/dcode_figure_data.rst",
+            category="D-CODE",
+            labels={"table": "{fig} data"},
+        ),
     log:
         "logs/dcode/{fig}.log",
     wildcard_constraints:
