@@ -116,3 +116,16 @@ def test_unknown_paper_values_file_is_an_error_naming_it(tmp_path):
     (tmp_path / "newpaper_table9.csv").write_text("a,b\n1,2\n")
     with pytest.raises(ValueError, match="newpaper_table9.csv"):
         summary.summary_table([tmp_path / "newpaper_table9.csv"], tmp_path)
+
+
+def test_verdict_table_counts_every_line_once():
+    df = pd.DataFrame(
+        {
+            "paper": ["A", "A", "B", "B", "B"],
+            "verdict": ["matched", "worse", "matched", "not reproduced", "not reproduced"],
+        }
+    )
+    table = summary.verdict_table(df).set_index("paper")
+    assert list(table.columns) == ["matched", "worse", "not reproduced", "total"]
+    assert table.loc["B", "not reproduced"] == 2
+    assert table.loc["all"].tolist() == [2, 1, 2, 5]

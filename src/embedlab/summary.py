@@ -183,8 +183,20 @@ def summary_table(
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+VERDICTS = ["matched", "better", "worse", "differs", "not comparable", NOT_IN_RUN]
+
+
+def verdict_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Published numbers per paper (rows) and verdict (columns), with totals."""
+    counts = pd.crosstab(df["paper"], df["verdict"]).reindex(
+        columns=[v for v in VERDICTS if v in set(df["verdict"])], fill_value=0
+    )
+    counts["total"] = counts.sum(axis=1)
+    counts.loc["all"] = counts.sum()
+    return counts.reset_index()
+
+
 def verdict_counts(df: pd.DataFrame) -> str:
     """'12 matched, 3 better, ...' in a fixed order."""
-    order = ["matched", "better", "worse", "differs", "not comparable", NOT_IN_RUN]
     counts = df["verdict"].value_counts()
-    return ", ".join(f"{counts[v]} {v}" for v in order if v in counts)
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if v in counts)
