@@ -428,3 +428,82 @@ def test_fit_of_paper_size_is_finite_and_positive_definite():
     print(f"D-CODE fit 40 x 348 x 13: {time.process_time() - start:.2f} s CPU")
     assert np.isfinite(model.means_).all()
     assert (np.linalg.eigvalsh(model.covariances_) > 0).all()
+
+
+# ------------------------------------------------------------------ weighting of the observation
+
+
+def _two_topic_sequence(T=3, tokens=4000, seed=5):
+    """Authors 0-2 write words 0-3, authors 3-5 words 4-7; ``tokens`` tokens per step."""
+    rng = np.random.default_rng(seed)
+    A, W = 6, 8
+    rate = np.full((A, W), 0.05)
+    rate[:3, :4] = rate[3:, 4:] = 1.0
+    return [rng.multinomial(tokens, (rate / rate.sum()).ravel()).reshape(A, W) for _ in range(T)]
+
+
+def _spread(x):
+    return float(np.sqrt(((x - x.mean(axis=0)) ** 2).sum(axis=1).mean()))
+
+
+def test_counts_likelihood_is_the_empirical_one_times_the_number_of_tokens():
+    # sum_ij C_ij log p(i, j) = N (eq. 2): eta and Lambda of (13) are scaled by N = sum C
+    C = _two_topic_sequence(T=1)[0].astype(float)
+    p, _, _ = D.empirical_distribution(C)
+    kw = dict(initial_var=10.0, init_scale=0.5, eigenvalue_floor=1e-3, random_state=2)
+    model = D.DCODE(likelihood="counts", **kw).fit([C])
+    init = np.random.default_rng(2).normal(scale=0.5, size=(14, 2))
+    eta, lam = D.observation_canonical(p, init)
+    eta, lam, _ = D.project_observation(C.sum() * eta, C.sum() * lam, init, 1e-3)
+    precision = np.eye(28) / 10.0 + lam
+    mean = np.linalg.solve(precision, init.ravel() / 10.0 + eta)
+    assert np.allclose(np.linalg.inv(model.covariance_), precision, rtol=1e-6, atol=1e-6)
+    assert np.allclose(model.means_[0].ravel(), mean, rtol=1e-6, atol=1e-8)
+    # the default keeps eq. (2) as printed: the evidence of one token
+    weak = D.DCODE(**kw).fit([C])
+    eta1, lam1 = D.observation_canonical(p, init)
+    eta1, lam1, _ = D.project_observation(eta1, lam1, init, 1e-3)
+    assert np.allclose(
+        np.linalg.inv(weak.covariance_), np.eye(28) / 10.0 + lam1, rtol=1e-6, atol=1e-6
+    )
+
+
+def test_counts_likelihood_moves_the_means_to_the_count_structure():
+    counts = _two_topic_sequence()
+    kw = dict(transition_var=0.1, initial_var=10.0, max_iter=30, max_step=1.0, random_state=0)
+    init = np.random.default_rng(0).normal(scale=0.1, size=(14, 2))
+    strong = D.DCODE(likelihood="counts", **kw).fit(counts)
+    weak = D.DCODE(likelihood="empirical", **kw).fit(counts)
+    # thousands of tokens spread the means out, further than one token's worth of evidence
+    assert _spread(strong.means_[-1]) > 5 * _spread(init)
+    assert _spread(strong.means_[-1]) > 1.3 * _spread(weak.means_[-1])
+    # ... with every author nearer to each of its own words than to any of the other group's
+    x = strong.means_[-1]
+    d = ((x[:6, None] - x[None, 6:]) ** 2).sum(-1)
+    for i in range(6):
+        own = slice(0, 4) if i < 3 else slice(4, 8)
+        other = slice(4, 8) if i < 3 else slice(0, 4)
+        assert d[i, own].max() < d[i, other].min()
+    # and it is (near) a mode of the exact log posterior of the last step
+    assert strong.n_iter_[-1] < 30
+
+
+def test_log_likelihood_stays_finite_for_far_apart_positions():
+    _, _, p, _, _, theta = _problem()
+    far = theta.copy()
+    far[4:, 0] += 50.0  # every author-word distance^2 > 1000: Z underflows to 0 in doubles
+    value = D.log_likelihood(far, p)
+    assert np.isfinite(value)
+    # and it is the same number as the direct formula where that one is representable
+    delta = theta[:4, None] - theta[None, 4:]
+    sq = (delta**2).sum(-1)
+    direct = -(p * sq).sum() - np.log(p.sum(1) @ np.exp(-sq) @ p.sum(0))
+    assert np.isclose(D.log_likelihood(theta, p), direct, rtol=1e-12)
+
+
+def test_likelihood_and_max_step_are_checked():
+    counts = _sequence(T=2)
+    with pytest.raises(ValueError, match="likelihood"):
+        D.DCODE(likelihood="tokens").fit(counts)
+    with pytest.raises(ValueError, match="max_step"):
+        D.DCODE(max_step=0.0).fit(counts)

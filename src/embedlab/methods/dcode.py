@@ -32,6 +32,17 @@ model is a proper Gaussian -- ``eta`` is shifted so the gradient at ``Theta_0`` 
 conditioning adds canonical parameters, and prediction adds ``transition_var * I`` to the
 covariance. Filtering only (the paper filters up to T-1 and predicts T; no smoothing).
 
+Weight of one step (``likelihood``). Eq. (2) is printed "proportional to" with the
+*normalised* ``p_ij``: the evidence of one token, whatever the number N_t of tokens of the step.
+That is the default (``"empirical"``). The log-likelihood of the counts themselves is
+``sum_ij C_t(i, j) log p(i, j) = N_t x (2)``: ``likelihood="counts"`` multiplies ``eta`` and
+``Lambda`` of (13) by N_t. The factor decides the filter: on NIPS (40 authors, 428 words,
+~3e4 tokens a year) the per-token observation precision is ~6e-4 per author and ~7e-5 per word
+against a prior precision of ~0.1-10, so with "empirical" the means stay at their random start;
+with "counts" they spread out and authors land next to their words (use ``max_iter`` > 1 and a
+finite ``max_step``: a single expansion at the near-origin start overshoots by orders of
+magnitude, since the CODE likelihood has negative curvature there).
+
 Variants (section 4.1): ``mode="full"`` (D-CODE) predicts with the posterior distributions:
 ``E[exp(-||phi_i - psi_j||^2)]`` in closed form under the Gaussian posterior of
 ``phi_i - psi_j`` (its covariance keeps the author-word correlations), ``Z`` treated as a
@@ -54,6 +65,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+#: weightings of the observation log-likelihood of one step (see :class:`DCODE`)
+LIKELIHOODS = ("empirical", "counts")
 #: largest state dimension k(A+W) handled (dense precision matrices of this size are stored)
 MAX_STATE_DIM = 12_000
 #: fits up to this state dimension run their dense linear algebra on one BLAS thread: more
@@ -121,7 +134,10 @@ def log_likelihood(theta: np.ndarray, p_joint: np.ndarray) -> float:
     delta, g = _pair_terms(theta[:A], theta[A:])
     p_a, p_w = p_joint.sum(axis=1), p_joint.sum(axis=0)
     sq = np.einsum("ijd,ijd->ij", delta, delta)
-    return float(-(p_joint * sq).sum() - np.log(p_a @ g @ p_w))
+    # log Z by logsumexp: far-apart positions must not underflow Z to 0 (log Z = -inf)
+    with np.errstate(divide="ignore"):
+        log_w = np.log(p_a)[:, None] + np.log(p_w)[None, :]
+    return float(-(p_joint * sq).sum() - scipy.special.logsumexp(log_w - sq))
 
 
 def log_likelihood_gradient(theta: np.ndarray, p_joint: np.ndarray) -> np.ndarray:
@@ -393,6 +409,17 @@ class DCODE(BaseEstimator):
         the predicted mean). More: iterated conditioning with backtracking on the exact log
         posterior until the mean moves less than ``tol`` (a Gaussian approximation at the
         posterior mode); the static variants use this to converge on C_{T-1}.
+    likelihood : weight of one step's observation model. ``"empirical"`` (default): eq. (2) as
+        printed, ``sum_ij p_ij log p(i, j)`` with the normalised empirical ``p_ij`` -- the
+        evidence of ONE token whatever the number of tokens N_t; next to a prior of O(1)
+        precision the means of a large data set then barely move. ``"counts"``: the log-likelihood
+        of the counts themselves, ``sum_ij C_t(i, j) log p(i, j) = N_t x (2)`` (the factor that
+        (2)'s "proportional to" drops), i.e. ``eta`` and ``Lambda`` of (13) times N_t. With
+        strong observations one linearisation at a near-origin mean is far from the mode (the
+        CODE likelihood has negative curvature there); use it with ``max_iter`` > 1 and a finite
+        ``max_step``.
+    max_step : trust region of the iterated conditioning: no coordinate moves more than this per
+        iteration (default unbounded).
     random_state : seed of the initial means (numpy Generator).
 
     Attributes (T = number of filtered steps; 1 when static)
@@ -420,6 +447,8 @@ class DCODE(BaseEstimator):
         static: bool = False,
         max_iter: int = 1,
         tol: float = 1e-4,
+        likelihood: str = "empirical",
+        max_step: float = np.inf,
         random_state=None,
     ):
         self.n_components = n_components
@@ -431,6 +460,8 @@ class DCODE(BaseEstimator):
         self.static = static
         self.max_iter = max_iter
         self.tol = tol
+        self.likelihood = likelihood
+        self.max_step = max_step
         self.random_state = random_state
 
     def _check_params(self, shape) -> None:
@@ -440,6 +471,10 @@ class DCODE(BaseEstimator):
             value = getattr(self, name)
             if not (np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
+        if self.likelihood not in LIKELIHOODS:
+            raise ValueError(f"likelihood must be one of {LIKELIHOODS}, got {self.likelihood!r}")
+        if not self.max_step > 0:
+            raise ValueError(f"max_step must be positive, got {self.max_step!r}")
         if int(self.max_iter) < 1:
             raise ValueError(f"max_iter must be >= 1, got {self.max_iter!r}")
         state_dim = self.n_components * (shape[0] + shape[1])
@@ -449,21 +484,24 @@ class DCODE(BaseEstimator):
                 "dense precision matrices; embed a subset of authors and words"
             )
 
-    def _linearised_posterior(self, prior: GaussianBelief, p_joint, expansion):
+    def _linearised_posterior(
+        self, prior: GaussianBelief, p_joint, expansion, weight=1.0, check=True
+    ):
         """Condition ``prior`` on the Gaussian observation model expanded at ``expansion``."""
         n = expansion.size // self.n_components
         eta, lam = observation_canonical(p_joint, expansion.reshape(n, self.n_components))
+        eta, lam = weight * eta, weight * lam
         eta, lam, raised = project_observation(eta, lam, expansion, self.eigenvalue_floor)
         post = condition(prior, eta, lam)
         step = np.abs(post.mean - expansion).max()
-        if not np.isfinite(step) or step > 1e6:
+        if check and (not np.isfinite(step) or step > 1e6):
             raise FloatingPointError(
                 f"D-CODE conditioning diverged (mean step {step:.3g}); lower initial_var / "
                 "transition_var or raise eigenvalue_floor"
             )
         return post, raised
 
-    def _condition_step(self, prior: GaussianBelief, p_joint: np.ndarray):
+    def _condition_step(self, prior: GaussianBelief, p_joint: np.ndarray, weight: float = 1.0):
         """One conditioning step; returns (posterior, eigenvalues raised, iterations).
 
         ``max_iter == 1``: the paper's filter, expanded once at the predicted mean. Otherwise
@@ -471,30 +509,39 @@ class DCODE(BaseEstimator):
         posterior mean with backtracking on the exact log posterior (eq. 2 + Gaussian prior),
         until the mean moves less than ``tol``; the covariance is the one at the final point.
         """
-        post, raised = self._linearised_posterior(prior, p_joint, prior.mean)
-        if int(self.max_iter) == 1:
+        iterated = int(self.max_iter) > 1
+        post, raised = self._linearised_posterior(
+            prior, p_joint, prior.mean, weight, check=not iterated
+        )
+        if not iterated:
             return post, raised, 1
         k = self.n_components
         shape = (prior.mean.size // k, k)
 
         def log_posterior(x):
             d = x - prior.mean
-            return log_likelihood(x.reshape(shape), p_joint) - 0.5 * d @ prior.precision @ d
+            loglik = weight * log_likelihood(x.reshape(shape), p_joint)
+            return loglik - 0.5 * d @ prior.precision @ d
 
         x, value = prior.mean, log_posterior(prior.mean)
         n_iter = 0
         while n_iter < int(self.max_iter):
             n_iter += 1
             step, alpha = post.mean - x, 1.0
+            if not np.isfinite(step).all():
+                break
+            # trust region: a linearisation far from the mode (negative curvature floored)
+            # can propose huge steps; no coordinate moves more than max_step at once
+            step *= min(1.0, self.max_step / max(np.abs(step).max(), 1e-300))
             while alpha > 1e-6:
                 candidate = log_posterior(x + alpha * step)
-                if candidate >= value:
+                if np.isfinite(candidate) and candidate >= value:
                     break
                 alpha *= 0.5
             else:  # no ascent along the step: x is (numerically) a mode
                 break
             x, value = x + alpha * step, candidate
-            post, raised = self._linearised_posterior(prior, p_joint, x)
+            post, raised = self._linearised_posterior(prior, p_joint, x, weight, check=False)
             if alpha * np.abs(step).max() < self.tol:
                 break
         return GaussianBelief(x, post.covariance, post.precision), raised, n_iter
@@ -539,7 +586,10 @@ class DCODE(BaseEstimator):
             if C.sum() > 0:  # an empty step carries no evidence: the prediction stands
                 p_joint, p_a, p_w = empirical_distribution(C)
                 self.author_marginals_[t], self.word_marginals_[t] = p_a, p_w
-                belief, self.n_raised_[t], self.n_iter_[t] = self._condition_step(belief, p_joint)
+                weight = C.sum() if self.likelihood == "counts" else 1.0
+                belief, self.n_raised_[t], self.n_iter_[t] = self._condition_step(
+                    belief, p_joint, weight
+                )
             cov = belief.covariance
             self.means_[t] = belief.mean.reshape(A + W, k)
             self.covariances_[t] = entity_blocks(cov, k)
