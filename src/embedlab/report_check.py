@@ -52,9 +52,11 @@ PROBE = r"""
       out.items[path] = item;
     }
     // walk the menu as a reader would: click a category (and a subcategory), read the list
-    const shown = () => document.querySelector("#app").innerText;
+    const shown = () => navbar().innerText;
+    // the menu is the app's <nav> (the content pane beside it shows e.g. the description)
+    const navbar = () => document.querySelector("#app nav");
     const click = (text) => {
-      const all = [...document.querySelectorAll("#app *")].reverse();
+      const all = [...navbar().querySelectorAll("*")].reverse();
       const el = all.find((e) => e.innerText && e.innerText.trim() === text);
       if (el) el.click();
       return Boolean(el);
