@@ -163,6 +163,42 @@ def test_result_does_not_depend_on_the_thread_count():
     np.testing.assert_array_equal(one.att, many.att)
 
 
+_FIELDS_SCRIPT = """
+import sys
+import numpy as np
+import scipy.sparse as sp
+from embedlab.kernels import neighbour as K
+
+rng = np.random.default_rng(0)
+n = 700
+Y = 5.0 * rng.normal(size=(n, 2))
+P = sp.random(n, n, density=0.01, random_state=1)
+P = P + P.T
+f = K.pair_fields(K.TSNE, Y, 2, K.csr_parts(P / P.sum()), parallel=True)
+np.savez(sys.argv[1], mass=f.mass, att_cost=f.att_cost, att=f.att, rep=f.rep)
+"""
+
+
+def test_fresh_and_cached_compiles_give_the_same_bits(tmp_path):
+    """The first process compiles the kernel and writes numba's cache, the second loads it.
+    With fastmath reassociation LLVM vectorised the sums differently in the two (t-SNE's
+    repulsion differed in the last bits, and an optimisation run in the 4th digit)."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    results = []
+    for name in ("fresh", "cached"):
+        out = tmp_path / f"{name}.npz"
+        subprocess.run([sys.executable, "-c", _FIELDS_SCRIPT, str(out)], env=env, check=True)
+        results.append(np.load(out))
+    assert any((tmp_path / "numba-cache").rglob("*.nbi")), "the first process wrote no cache"
+    fresh, cached = results
+    for key in ("mass", "att_cost", "att", "rep"):
+        np.testing.assert_array_equal(fresh[key], cached[key], err_msg=key)
+
+
 def test_blocks_cover_all_columns():
     """n larger than one column block (and not a multiple of it) against the reference."""
     n = K.BLOCK + 37

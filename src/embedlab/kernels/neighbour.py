@@ -55,8 +55,12 @@ one-line compiled entry point (numba specialises the one loop per kernel id, so 
 compile-time constant and the branches cost nothing; closures from a factory would not be
 cached on disk, hence the explicit entry points).
 
-Numerics: float64 throughout; ``fastmath`` is restricted to reassociation/contraction (no
-``nnan``/``ninf``), so NaN and inf propagate and are reported by the caller. In the dense loop
+Numerics: float64 throughout; ``fastmath`` is restricted to contraction (FMA), reciprocals and
+signed zeros (no ``nnan``/``ninf``), so NaN and inf propagate and are reported by the caller.
+No reassociation: every sum over j is accumulated elementwise in per-column lanes and added
+up in a fixed order, so the bits are the same for any thread count, schedule, and for a fresh
+or a cached compile (with ``reassoc`` the two compiles vectorised a sum differently, and
+runs on NIPS17 differed from the 4th digit on). In the dense loop
 exp and 1/x are :func:`fast_exp` and :func:`fast_reciprocal`, branch-free float64 routines
 that LLVM vectorises (libm's exp is not vectorised without SVML, and LLVM's cost model keeps
 a loop with a division scalar on this CPU); both are accurate to about 1 ulp (exp: 3e-14
@@ -77,8 +81,10 @@ from numba.extending import intrinsic
 SNE, TSNE, SNEST = 0, 1, 2
 KERNEL_IDS = {"sne": SNE, "tsne": TSNE, "snest": SNEST}
 
-# NaN/inf must survive optimisation (no nnan/ninf); reassociation lets LLVM vectorise sums.
-FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
+# NaN/inf must survive optimisation (no nnan/ninf). No reassociation either: LLVM vectorises
+# a reassociated sum differently in a fresh and in a cached compile (different bits, and an
+# optimisation run that diverges in the 4th digit); sums go through lanes (_repulsion_row).
+FASTMATH = {"contract", "arcp", "nsz"}
 BLOCK = 256  # columns j handled per inner block (fits L1 with its two buffers)
 GROUPS = 16  # row groups, each with its own scatter slab (d x n): the unit of parallel work
 SERIAL_BELOW = 256  # rows: below this, a serial entry point beats the thread start-up cost
@@ -250,12 +256,36 @@ def _attraction_row(kernel, i, Y, n_space, indptr, indices, pvals, att):
 
 
 @njit(inline="always", fastmath=FASTMATH)
-def _repulsion_row(kernel, i, Yt, n_space, v_row, shift, buf, rep, scatter):
+def _ordered_sum(x, m):
+    """x[0] + ... + x[m-1] in a fixed order (four interleaved partial sums, then combined),
+    so the result is the same bits whatever LLVM does to the rest of the loop."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    m4 = m - m % 4
+    for j in range(0, m4, 4):
+        s0 += x[j]
+        s1 += x[j + 1]
+        s2 += x[j + 2]
+        s3 += x[j + 3]
+    for j in range(m4, m):
+        s0 += x[j]
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(inline="always", fastmath=FASTMATH)
+def _repulsion_row(kernel, i, Yt, n_space, v_row, shift, buf, lanes, rep, scatter):
     """Pairs (i, j > i): add their forces on i to ``rep[i]`` and their forces on j
-    (opposite sign) to ``scatter[:, j]``; return sum_{j > i} v_ij w_ij e^{-c}."""
+    (opposite sign) to ``scatter[:, j]``; return sum_{j > i} v_ij w_ij e^{-c}.
+
+    The sums over j are accumulated elementwise in ``lanes`` (row 0: mass, row 1 + k: force
+    along coordinate k; lane l collects columns j = l mod BLOCK) and only then added up in a
+    fixed order: elementwise loops vectorise without reassociation, so the bits do not
+    depend on how LLVM vectorises (which differs between a fresh and a cached compile)."""
     d, n = Yt.shape
-    acc = np.zeros(d)
-    mass = 0.0
+    width = min(BLOCK, n - i - 1)
+    lanes[:, :width] = 0.0
     for j0 in range(i + 1, n, BLOCK):
         m = min(BLOCK, n - j0)
         wa = buf[0, :m]  # a, then w alpha
@@ -273,11 +303,12 @@ def _repulsion_row(kernel, i, Yt, n_space, v_row, shift, buf, rep, scatter):
                 yk = Yt[k, j0 : j0 + m]
                 for j in range(m):
                     wb[j] += (yik - yk[j]) ** 2
+        mass_lane = lanes[0, :m]
         for j in range(m):
             a = wa[j]
             b = wb[j] if kernel_has_time(kernel) else 0.0
             wj = shifted_weight(kernel, a, b, shift) * v_row[j0 + j]
-            mass += wj
+            mass_lane[j] += wj
             wa[j] = wj * neg_dlog_weight_da(kernel, a, b)
             if kernel_has_time(kernel):
                 wb[j] = wj * neg_dlog_weight_db(kernel, a, b)
@@ -288,15 +319,16 @@ def _repulsion_row(kernel, i, Yt, n_space, v_row, shift, buf, rep, scatter):
             yik = Yt[k, i]
             yk = Yt[k, j0 : j0 + m]
             out = scatter[k, j0 : j0 + m]
-            f = 0.0
+            force_lane = lanes[1 + k, :m]
             for j in range(m):
                 force = coef[j] * (yik - yk[j])
-                f += force
+                force_lane[j] += force
                 out[j] -= force
-            acc[k] += f
     for k in range(d):
-        rep[i, k] += acc[k]
-    return mass
+        if k >= n_space and not kernel_has_time(kernel):
+            break
+        rep[i, k] += _ordered_sum(lanes[1 + k], width)
+    return _ordered_sum(lanes[0], width)
 
 
 @njit(inline="always", fastmath=FASTMATH)
@@ -318,6 +350,7 @@ def _pair_fields(kernel, Y, n_space, indptr, indices, pvals, rep_weights, shift)
     for g in prange(groups):
         scatter[g] = 0.0
         buf = np.empty((2, BLOCK))
+        lanes = np.empty((d + 1, BLOCK))
         for r in range(g * half // groups, (g + 1) * half // groups):
             for side in range(2):
                 i = r + side * (n - 1 - 2 * r)  # r, then n - 1 - r
@@ -327,7 +360,7 @@ def _pair_fields(kernel, Y, n_space, indptr, indices, pvals, rep_weights, shift)
                     )
                     v_row = rep_weights[i] if rep_weights.shape[0] > 0 else ones
                     mass_row[i] = 2.0 * _repulsion_row(
-                        kernel, i, Yt, n_space, v_row, shift, buf, rep, scatter[g]
+                        kernel, i, Yt, n_space, v_row, shift, buf, lanes, rep, scatter[g]
                     )
     # sequential sums in a fixed order (np.sum would become a thread-dependent reduction)
     att_cost = 0.0
