@@ -92,3 +92,16 @@ def test_single_unlabelled_point_is_selected_and_grids_need_labels(blobs, tmp_pa
         use_labels=False,
     )
     assert exp.select(g) == {"sigma_rel": [0.4], "lam": [1.0]}
+
+
+def test_centre_on_body_removes_each_frames_translation_and_keeps_the_pose():
+    rng = np.random.default_rng(0)
+    pose = rng.normal(size=(4, 3))  # 4 markers
+    shifts = np.array([[0.0, 0.0, 0.0], [5.0, 1.0, -2.0], [100.0, 0.0, 3.0]])
+    X = np.stack([(pose + s).ravel() for s in shifts])  # the same pose, translated
+    centred = exp.centre_on_body(X)
+    np.testing.assert_allclose(centred.reshape(3, 4, 3).mean(axis=1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(centred[0], centred[2], atol=1e-12)
+    np.testing.assert_allclose(centred[0], (pose - pose.mean(axis=0)).ravel(), atol=1e-12)
+    with pytest.raises(ValueError, match="triples"):
+        exp.centre_on_body(np.zeros((3, 4)))

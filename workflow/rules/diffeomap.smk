@@ -30,6 +30,11 @@ diffeomap_data_args = lambda wc: " ".join(
         if DIFFEOMAP["datasets"][wc.dataset].get("use_labels", True)
         else ["--no-labels"]
     )
+    + (
+        ["--centre-frames"]
+        if DIFFEOMAP["datasets"][wc.dataset].get("centre_frames", False)
+        else []
+    )
 )
 diffeomap_settings = (
     lambda stage: "--p {p} --n-basis {n_basis} --max-iter {max_iter}".format(

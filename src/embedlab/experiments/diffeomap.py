@@ -49,6 +49,7 @@ def prepare(
     top_authors: int = 0,
     seed: int = 0,
     use_labels: bool = True,
+    centre_frames: bool = False,
 ) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
     """(X, classes, info) of a vectors artifact.
 
@@ -56,6 +57,7 @@ def prepare(
     first principal components (NIPS text); ``top_authors`` K > 0: classes from the artifact's
     ``paper_authors`` (papers with exactly one of the K most prolific authors; -1 = unlabelled).
     ``use_labels`` False: no classes (mocap, whose labels are frame numbers).
+    ``centre_frames``: each row is a frame of 3-D markers; see :func:`centre_on_body`.
     ``info["rows"]`` holds the kept row indices of the artifact.
     """
     art = artifacts.load(artifact_dir)
@@ -76,6 +78,9 @@ def prepare(
     else:
         classes = None
     X = X[rows]
+    if centre_frames:
+        X = centre_on_body(X)
+        info["centre_frames"] = True
     if pca_dims is not None and pca_dims < X.shape[1]:
         if pca_dims > min(X.shape) - 1:
             raise ValueError(f"pca_dims={pca_dims} exceeds min(shape) - 1 of X {X.shape}")
@@ -84,6 +89,20 @@ def prepare(
         X = pca.transform(X)
     info["rows"] = rows.tolist()
     return X, None if classes is None else classes[rows], info
+
+
+def centre_on_body(X: np.ndarray) -> np.ndarray:
+    """Frames in body coordinates: x_(f,m) - (1/M) sum_m' x_(f,m') for each frame f, marker m.
+
+    Rows of ``X`` are frames of M markers stored as (x, y, z) column triples. Removing each
+    frame's marker centroid drops the subject's translation (a run covers metres, far more
+    than any pose change), so nearby points in the map are similar poses, the property the
+    paper's Fig. 2 discussion asks for; inclination and limb positions are kept.
+    """
+    if X.ndim != 2 or X.shape[1] % 3:
+        raise ValueError(f"centre_frames needs rows of (x, y, z) triples, got shape {X.shape}")
+    frames = X.reshape(len(X), -1, 3)
+    return (frames - frames.mean(axis=1, keepdims=True)).reshape(X.shape)
 
 
 def author_classes(paper_authors, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -173,10 +192,13 @@ def embed(
     pca_dims=None,
     top_authors=0,
     use_labels=True,
+    centre_frames=False,
     dataset: str | None = None,
 ) -> Path:
     """Fit every (sigma_rel, lam) of ``grid``; save all maps + the runs table to ``out``."""
-    X, classes, info = prepare(artifact_dir, subsample, pca_dims, top_authors, seed, use_labels)
+    X, classes, info = prepare(
+        artifact_dir, subsample, pca_dims, top_authors, seed, use_labels, centre_frames
+    )
     points = runs.grid_points(grid)
     if classes is None and len(points) > 1:
         raise ValueError(f"{artifact_dir}: no class labels to choose among {len(points)} points")
@@ -196,6 +218,7 @@ def embed(
         "subsample": subsample,
         "pca_dims": pca_dims,
         "top_authors": top_authors,
+        "centre_frames": centre_frames,
         "embedlab_version": __version__,
         **{k: v for k, v in info.items() if k != "rows"},
     }
@@ -253,10 +276,13 @@ def baselines(
     pca_dims=None,
     top_authors=0,
     n_neighbors=10,
+    centre_frames=False,
     dataset=None,
 ) -> Path:
     """The 2-D maps of the baseline ``methods`` and their 1-NN errors, saved to ``out``."""
-    X, classes, info = prepare(artifact_dir, subsample, pca_dims, top_authors, seed)
+    X, classes, info = prepare(
+        artifact_dir, subsample, pca_dims, top_authors, seed, centre_frames=centre_frames
+    )
     arrays, table = {}, []
     for method in methods:
         t0 = time.perf_counter()
@@ -435,6 +461,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pca-dims", type=int, help="reduce X to this many principal components")
     p.add_argument("--top-authors", type=int, default=0, help="NIPS text: author classes")
     p.add_argument("--no-labels", action="store_true", help="ignore labels (mocap frames)")
+    p.add_argument(
+        "--centre-frames", action="store_true", help="mocap: remove each frame's centroid"
+    )
 
 
 def _cmd_embed(args):
@@ -451,6 +480,7 @@ def _cmd_embed(args):
         pca_dims=args.pca_dims,
         top_authors=args.top_authors,
         use_labels=not args.no_labels,
+        centre_frames=args.centre_frames,
         dataset=args.dataset,
     )
 
@@ -465,6 +495,7 @@ def _cmd_baselines(args):
         pca_dims=args.pca_dims,
         top_authors=args.top_authors,
         n_neighbors=args.n_neighbors,
+        centre_frames=args.centre_frames,
         dataset=args.dataset,
     )
 
