@@ -79,6 +79,18 @@ def test_dry_run_of_quick_config():
     assert _planned_jobs(proc.stdout)["build_dataset"] == len(planned)
 
 
+def test_per_dataset_grid_overrides_only_its_dataset():
+    """snest.grid_by_dataset (default config: grqc, w5000) replaces a method's grid there only."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["snest"]
+    targets = [f"results/embeddings/snest/{d}/tsne-2.npz" for d in ("school", "grqc")]
+    proc = snakemake("--dry-run", "--nolock", "--forceall", "--printshellcmds", *targets)
+    command = r"--grid '([^']*)'.*?--restarts \d+.*?/(\w+)/tsne-2\.log"
+    grids = {d: json.loads(g) for g, d in re.findall(command, proc.stdout)}
+    assert grids["school"] == config["grid"].get("tsne", config["grid"]["default"])
+    assert grids["grqc"] == config["grid_by_dataset"]["grqc"]["tsne"]
+    assert grids["grqc"] != grids["school"]
+
+
 @pytest.mark.parametrize(
     "bad, expected",
     [

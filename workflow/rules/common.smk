@@ -69,10 +69,17 @@ def raw_inputs(wildcards):
     return [f"{RAW_DIR}/{f}" for f in files]
 
 
-def snest_grid(cell):
-    """The parameter grid of a Table 1 cell (its method's grid, else the default)."""
+def snest_grid(dataset, cell):
+    """The parameter grid of a Table 1 cell on a dataset: the first of the dataset's override
+    for the cell's method, the dataset's default override, the method's grid, the default.
+    """
+    method = cell.split("-")[0]
     grids = config["snest"]["grid"]
-    return grids.get(cell.split("-")[0], grids["default"])
+    override = config["snest"].get("grid_by_dataset", {}).get(dataset, {})
+    for candidate in (override.get(method), override.get("default"), grids.get(method)):
+        if candidate is not None:
+            return candidate
+    return grids["default"]
 
 
 def snest_restarts(dataset):

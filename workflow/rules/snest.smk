@@ -19,7 +19,7 @@ rule snest_embed:
         runtime=600,
     params:
         folder=lambda wc: f"results/datasets/{wc.dataset}",
-        grid=lambda wc: json.dumps(snest_grid(wc.cell)),
+        grid=lambda wc: json.dumps(snest_grid(wc.dataset, wc.cell)),
         restarts=lambda wc: snest_restarts(wc.dataset),
         seed=config.get("snest", {}).get("seed", 0),
         max_iter=config.get("snest", {}).get("max_iter", 5000),
