@@ -41,7 +41,7 @@ diffeomap_settings = (
         **DIFFEOMAP[f"{stage}_settings"]
     )
 )
-diffeomap_threads = lambda wc: DIFFEOMAP["datasets"][wc.dataset].get("threads", 2)
+diffeomap_threads = lambda wc: DIFFEOMAP["datasets"][wc.dataset].get("threads", 1)
 
 
 rule diffeomap_grid:
