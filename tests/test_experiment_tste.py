@@ -141,3 +141,14 @@ def test_k_forms_read_every_dimension_off_one_kernel(planted):
     assert fits[2][1] == fits[3][1]  # one fit, same iteration count
     x_fits = tste.fit_embeddings("STE-X", [2, 3], trip, n, {}, seed=0, max_iter=30)
     assert x_fits[2][0].shape == (n, 2) and x_fits[3][0].shape == (n, 3)
+
+
+def test_folds_used_evaluates_the_first_folds_of_the_same_split(planted, metrics):
+    full = pd.read_csv(metrics[0])  # t-STE-X, 2 folds
+    first = tste.evaluate_method(planted, "t-STE-X", [2, 3], 2, seed=0, max_iter=150, folds_used=1)
+    assert set(first["fold"]) == {0}
+    want = full[full["fold"] == 0].reset_index(drop=True)
+    np.testing.assert_allclose(first["generalisation_error"], want["generalisation_error"])
+    assert tste.folds_per_method([metrics[0]]) == {"t-STE-X": 2}
+    with pytest.raises(ValueError, match="folds_used"):
+        tste.evaluate_method(planted, "t-STE-X", [2], 2, seed=0, max_iter=10, folds_used=3)

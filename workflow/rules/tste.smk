@@ -34,12 +34,17 @@ rule tste_evaluate:
             if wc.dataset in TSTE.get("max_triplets", {})
             else ""
         ),
+        folds_used=lambda wc: (
+            f"--folds-used {TSTE['folds_used'][wc.dataset][wc.method]}"
+            if wc.method in TSTE.get("folds_used", {}).get(wc.dataset, {})
+            else ""
+        ),
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
         " python -m embedlab tste-evaluate --artifact {params.folder:q}"
         " --method {wildcards.method} --dims {params.dims} --folds {params.folds}"
         " --grid {params.grid:q} --seed {params.seed} --max-iter {params.max_iter}"
-        " {params.subset} --out {output:q} > {log:q} 2>&1"
+        " {params.subset} {params.folds_used} --out {output:q} > {log:q} 2>&1"
 
 
 rule tste_table:

@@ -124,11 +124,14 @@ def evaluate_method(
     seed: int = 0,
     max_iter: int = 1000,
     max_triplets: int | None = None,
+    folds_used: int | None = None,
 ) -> pd.DataFrame:
     """One row per (dims, fold): generalisation error, 1-NN error, chosen parameter, time.
 
     ``grid`` holds at most one parameter name -> candidate values, chosen per dimension on
     held-out triplets of the first fold's training set and kept for every fold.
+    ``folds_used`` evaluates only the first folds of the ``n_folds``-fold split (the same
+    split, so its folds are a subset of a full run's); None = all.
     """
     trip, n, labels = load_triplets(artifact_dir, max_triplets, seed)
     grid = dict(grid or {})
@@ -136,6 +139,10 @@ def evaluate_method(
         raise ValueError(f"{method}: grid may tune one parameter, got {sorted(grid)}")
     dims = sorted({int(d) for d in dims})
     folds = kfold_triplets(len(trip), n_folds, seed=seed)
+    if folds_used is not None:
+        if not 1 <= folds_used <= n_folds:
+            raise ValueError(f"{method}: folds_used must be in 1..{n_folds}, got {folds_used}")
+        folds = folds[:folds_used]
     dataset = Path(artifact_dir).name
     chosen: dict[int, dict[str, Any]] = {d: {} for d in dims}
     val_errors: dict[int, list[float]] = {d: [] for d in dims}
@@ -181,6 +188,13 @@ def evaluate_method(
                     seconds,
                 )
     return pd.DataFrame(rows).sort_values(["dims", "fold"]).reset_index(drop=True)
+
+
+def folds_per_method(metric_files: Iterable[str | Path]) -> dict[str, int]:
+    """Number of folds evaluated per method (in METHOD_ORDER)."""
+    df = pd.concat([pd.read_csv(f) for f in metric_files], ignore_index=True)
+    counts = df.groupby("method")["fold"].nunique()
+    return {m: int(counts[m]) for m in METHOD_ORDER if m in counts.index}
 
 
 def fig2_table(metric_files: Iterable[str | Path]) -> pd.DataFrame:
@@ -292,6 +306,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> None:
         seed=args.seed,
         max_iter=args.max_iter,
         max_triplets=args.max_triplets,
+        folds_used=args.folds_used,
     )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(args.out, index=False)
@@ -301,6 +316,9 @@ def _cmd_table(args: argparse.Namespace) -> None:
     df = fig2_table(args.metrics)
     title = f"t-STE Fig. 2 on {args.dataset}: mean over folds (gen = triplet generalisation "
     title += "error, 1nn = leave-one-out 1-NN label error)"
+    n_folds = folds_per_method(args.metrics)
+    if len(set(n_folds.values())) > 1:
+        title += "; folds per method: " + ", ".join(f"{m} {k}" for m, k in n_folds.items())
     tables.write_table(df, args.csv, args.md, title=title)
 
 
@@ -344,6 +362,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", required=True, choices=METHOD_ORDER)
     p.add_argument("--dims", type=int, nargs="+", required=True)
     p.add_argument("--folds", type=int, default=10)
+    p.add_argument("--folds-used", type=int, default=None, help="only the first N folds")
     p.add_argument("--grid", default="{}", help='JSON {"param": [values]} chosen by validation')
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-iter", type=int, default=1000)
