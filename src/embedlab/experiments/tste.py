@@ -76,7 +76,9 @@ def fit_embeddings(
     dims = sorted({int(d) for d in dims})
     if method.endswith("-K"):
         t0 = time.perf_counter()
-        est = make_estimator(method, dims[-1], **params, max_iter=max_iter, random_state=seed)
+        est = make_estimator(
+            method, dims[-1], **params, max_iter=max_iter, random_state=seed, verbose=True
+        )  # a kernel fit takes minutes at n = 1000: its cost every 100 iterations goes to the log
         est.fit(triplets, n=n)
         sec = (time.perf_counter() - t0) / len(dims)
         return {d: (gram_embedding(est.kernel_, d), int(est.n_iter_), sec) for d in dims}

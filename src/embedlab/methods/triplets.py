@@ -182,7 +182,7 @@ def adaptive_descent(
             no_decrease += 1
         prev = cost
         if verbose and it % 100 == 0:
-            print(f"{name}: iteration {it}, cost {cost:.6g}, step {eta:.3g}")
+            print(f"{name}: iteration {it}, cost {cost:.6g}, step {eta:.3g}", flush=True)
         if no_decrease >= patience:
             break
     return DescentResult(x=best_x, cost=float(best_cost), n_iter=it, costs=costs)
