@@ -91,6 +91,21 @@ def test_per_dataset_grid_overrides_only_its_dataset():
     assert grids["grqc"] != grids["school"]
 
 
+def test_folds_used_reaches_only_its_dataset_and_methods():
+    """tste.folds_used (default config: MNIST K forms, fold 0) limits those jobs only."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["tste"]
+    targets = [f"results/metrics/tste/{d}/STE-K.csv" for d in ("mnist_triplets_1k", "music")]
+    proc = snakemake("--dry-run", "--nolock", "--forceall", "--printshellcmds", *targets)
+    commands = [line for line in proc.stdout.splitlines() if "tste-evaluate" in line]
+    by_dataset = {
+        d: [c for c in commands if f"datasets/{d} " in c] for d in ("mnist_triplets_1k", "music")
+    }
+    want = config["folds_used"]["mnist_triplets_1k"]["STE-K"]
+    assert len(by_dataset["mnist_triplets_1k"]) == 1 and len(by_dataset["music"]) == 1
+    assert f"--folds-used {want}" in by_dataset["mnist_triplets_1k"][0]
+    assert "--folds-used" not in by_dataset["music"][0]
+
+
 @pytest.mark.parametrize(
     "bad, expected",
     [
@@ -99,6 +114,7 @@ def test_per_dataset_grid_overrides_only_its_dataset():
         ({"data": {"registry": 7}}, "registry"),
         ({"dataz": {}}, "dataz"),
         ({"datasets": {"build": ["no_such_dataset"]}}, "no_such_dataset"),
+        ({"tste": {"folds_used": {"music": {"PCA-K": 1}}}}, "PCA-K"),
     ],
 )
 def test_malformed_config_is_rejected_naming_the_field(tmp_path, bad, expected):
