@@ -91,19 +91,30 @@ def test_per_dataset_grid_overrides_only_its_dataset():
     assert grids["grqc"] != grids["school"]
 
 
-def test_folds_used_reaches_only_its_dataset_and_methods():
-    """tste.folds_used (default config: MNIST K forms, fold 0) limits those jobs only."""
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["tste"]
+def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path):
+    """tste.folds_used limits the configured (dataset, method) jobs only; the default config
+    evaluates every fold everywhere."""
     targets = [f"results/metrics/tste/{d}/STE-K.csv" for d in ("mnist_triplets_1k", "music")]
-    proc = snakemake("--dry-run", "--nolock", "--forceall", "--printshellcmds", *targets)
-    commands = [line for line in proc.stdout.splitlines() if "tste-evaluate" in line]
-    by_dataset = {
-        d: [c for c in commands if f"datasets/{d} " in c] for d in ("mnist_triplets_1k", "music")
-    }
-    want = config["folds_used"]["mnist_triplets_1k"]["STE-K"]
-    assert len(by_dataset["mnist_triplets_1k"]) == 1 and len(by_dataset["music"]) == 1
-    assert f"--folds-used {want}" in by_dataset["mnist_triplets_1k"][0]
-    assert "--folds-used" not in by_dataset["music"][0]
+
+    def commands(*extra):
+        proc = snakemake(
+            *targets, "--dry-run", "--nolock", "--forceall", "--printshellcmds", *extra
+        )
+        lines = [line for line in proc.stdout.splitlines() if "tste-evaluate" in line]
+        return {
+            d: [c for c in lines if f"datasets/{d} " in c] for d in ("mnist_triplets_1k", "music")
+        }
+
+    default = commands()
+    assert not any("--folds-used" in c for cs in default.values() for c in cs)
+    override = tmp_path / "folds.yaml"
+    override.write_text(
+        yaml.safe_dump({"tste": {"folds_used": {"mnist_triplets_1k": {"STE-K": 3}}}})
+    )
+    limited = commands("--configfile", "config/config.yaml", str(override))
+    assert len(limited["mnist_triplets_1k"]) == 1 and len(limited["music"]) == 1
+    assert "--folds-used 3" in limited["mnist_triplets_1k"][0]
+    assert "--folds-used" not in limited["music"][0]
 
 
 @pytest.mark.parametrize(
