@@ -18,10 +18,15 @@ import yaml
 from .conftest import REPO
 
 
-def snakemake(*args: str, cwd: Path = REPO, check: bool = True) -> subprocess.CompletedProcess:
-    """Run snakemake with this interpreter's environment (rules call `python -m embedlab`)."""
+def snakemake(
+    *args: str, cwd: Path = REPO, check: bool = True, path_first: Path | None = None
+) -> subprocess.CompletedProcess:
+    """Run snakemake with this interpreter's environment (rules call `python -m embedlab`);
+    ``path_first`` goes before it on PATH."""
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    if path_first is not None:
+        env["PATH"] = f"{path_first}{os.pathsep}{env['PATH']}"
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), *args]
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     if check and proc.returncode != 0:
@@ -57,6 +62,19 @@ def _planned_jobs(out: str) -> dict[str, int]:
         elif in_table and parts and parts[0] == "total":
             break
     return jobs
+
+
+def test_a_python_without_the_dependencies_is_refused_before_any_job(tmp_path):
+    """`python` on PATH without site-packages (as a system python would be): the workflow
+    stops at parse time naming that python and what it lacks."""
+    fake = tmp_path / "python"
+    fake.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
+    fake.chmod(0o755)
+    proc = snakemake("--dry-run", "--nolock", check=False, path_first=tmp_path)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert str(fake) in out and "numba" in out and "scikit-learn" in out
+    assert "snakemake" not in out.split("lacks", 1)[1].split("which", 1)[0]
 
 
 def test_dry_run_of_default_target(registry):

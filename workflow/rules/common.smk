@@ -2,9 +2,14 @@
 
 import json
 import re
+import shutil
+import subprocess
+import tomllib
 from pathlib import Path
 
 import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.settings.types import DeploymentMethod
 from snakemake.utils import validate
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -16,6 +21,47 @@ shell.prefix(
     "set -euo pipefail; export OMP_WAIT_POLICY=${{OMP_WAIT_POLICY:-PASSIVE}}; "
     f"export PYTHONPATH={Path(workflow.basedir, 'src')}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; "
 )
+
+
+def check_job_python():
+    """Fail before any job runs where the rules' `python` lacks a runtime dependency named in
+    pyproject.toml (e.g. `.venv/bin/snakemake` called without .venv/bin on PATH: every job
+    would die on an import). Skipped where Snakemake deploys the conda env, which brings its
+    own python."""
+    pyproject = Path(workflow.basedir, "pyproject.toml")
+    if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
+        return
+    if not pyproject.exists():
+        return
+    python = shutil.which("python")
+    if python is None:
+        raise WorkflowError(
+            "the rules call `python -m embedlab`, but there is no `python` on PATH; run "
+            "`make reproduce`, or put the project's environment first: "
+            "PATH=$PWD/.venv/bin:$PATH snakemake ..."
+        )
+    with open(pyproject, "rb") as fh:
+        wanted = tomllib.load(fh)["project"]["dependencies"]
+    names = [re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0] for d in wanted]
+    probe = (
+        "import importlib.metadata as m, sys\n"
+        "for d in sys.argv[1:]:\n"
+        "    try: m.version(d)\n"
+        "    except m.PackageNotFoundError: print(d)"
+    )
+    args = [python, "-c", probe, *(n for n in names if n != "snakemake")]
+    missing = subprocess.run(
+        args, capture_output=True, text=True, check=True
+    ).stdout.split()
+    if missing:
+        raise WorkflowError(
+            f"`python` on PATH ({python}) lacks {', '.join(missing)}, which the rules need "
+            f"({pyproject.name}); run `make reproduce`, or put the project's environment "
+            "first: PATH=$PWD/.venv/bin:$PATH snakemake ..."
+        )
+
+
+check_job_python()
 
 
 def load_registry(path):
