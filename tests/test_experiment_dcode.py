@@ -10,10 +10,18 @@ import scipy.sparse as sp
 from embedlab import artifacts
 from embedlab.artifacts import Artifact
 from embedlab.datasets.dcode_synthetic import build as build_synthetic
+from embedlab.evaluate.ranking import paper_word_weights, true_author_ranks
 from embedlab.experiments import dcode
 from embedlab.plots import dcode as plots
 
 from .conftest import REPO
+
+
+def ranks_of(method, params, counts, pw, pa, words="set"):
+    """Ranks of the (paper, true author) pairs by a non-D-CODE method fitted on ``counts``."""
+    L = dcode.method_log_p(method, params, counts, seed=0)
+    return true_author_ranks(L, paper_word_weights(pw, words), pa)
+
 
 N_AUTHORS, N_WORDS, N_STEPS = 12, 24, 5
 
@@ -97,7 +105,7 @@ def test_lle_ranks_every_subset_author_and_unplaced_ones_last():
     pw, pa = dcode.test_papers(art, authors, words, 4)
     silent = int(pa[0][0])  # a true author of a test paper ...
     counts[-1][silent] = 0.0  # ... silent in the last fitted step
-    ranks = dcode.method_ranks("lle", {"n_neighbors": 4}, counts, pw, pa, seed=0)
+    ranks = ranks_of("lle", {"n_neighbors": 4}, counts, pw, pa)
     assert ranks.size == sum(len(a) for a in pa)
     ranks_of_silent = [r for r, a in zip(ranks, np.concatenate(pa), strict=True) if a == silent]
     # the unplaced authors share the bottom positions
@@ -117,14 +125,16 @@ def test_fit_never_sees_the_test_step_or_later():
     pool = dcode.prolific(art, 8, 20, up_to=2)
     methods = [*dcode.METHODS, *dcode.REFERENCES]
     params = {"dynamic_pca": {"window": 2}, "lle": {"n_neighbors": 3}}
-    before = dcode.evaluate_subset(art, pool, (6, 16), 0, 0, 2, methods, params)
+    setup = dcode.RankSetup(art, pool, (6, 16), 0, 2, "counts", "predictive")
+    before = dcode.evaluate_subset(setup, 0, methods, params)
     rng = np.random.default_rng(5)
     for t in (3, 4):
         art.arrays["counts"][t] = sp.csr_matrix(rng.poisson(3.0, size=(N_AUTHORS, N_WORDS)))
-    after = dcode.evaluate_subset(art, pool, (6, 16), 0, 0, 2, methods, params)
+    after = dcode.evaluate_subset(setup, 0, methods, params)
     keys = ["method", "median_rank", "median_rank_set", "median_rank_counts", "pairs"]
     assert [[r[k] for k in keys] for r in before] == [[r[k] for k in keys] for r in after]
     assert all(r["status"] == "ok" for r in before if r["method"] != "lle")
+    assert {r["status"] for r in before} <= {"ok", "degenerate"}
     # the papers ranked are those of step fit_step + 1 = 3, with a subset author
     authors, words = dcode.draw_subset(pool, (6, 16), 0)
     pw, pa = dcode.test_papers(art, authors, words, 3)
@@ -136,47 +146,62 @@ def test_reference_rows_chance_and_empirical():
     authors, words = np.arange(N_AUTHORS), np.arange(N_WORDS)
     counts = dcode.sub_counts(art, authors, words, 3)
     pw, pa = dcode.test_papers(art, authors, words, 4)
-    chance = dcode.method_ranks("chance", {}, counts, pw, pa, seed=0)
+    chance = ranks_of("chance", {}, counts, pw, pa)
     assert np.all(chance == (N_AUTHORS + 1) / 2)
     L = dcode.method_log_p("empirical", {}, counts, seed=0)
     total = np.sum(counts, axis=0) + 1.0
     assert np.allclose(np.exp(L), total / total.sum(axis=1, keepdims=True))
     # two communities with disjoint vocabularies: the word profile finds the community
-    both = dcode.method_ranks("empirical", {}, counts, pw, pa, seed=0, words="both")
-    assert set(both) == {"set", "counts"}
-    assert np.median(both["set"]) <= 6.5 < (N_AUTHORS + 1) / 2 + 3
+    ranks = ranks_of("empirical", {}, counts, pw, pa)
+    assert np.median(ranks) <= 6.5 < (N_AUTHORS + 1) / 2 + 3
+
+
+def rank_settings(**changes):
+    """Complete dcode-rank settings for the toy corpus (what the rule passes)."""
+    settings = {
+        "observation": "counts",
+        "prediction": "predictive",
+        "paper_words": "set",
+        "subsets": 3,
+        "seed": 0,
+        "fit_step": 3,
+        "pool": [8, 20],
+        "methods": ["dcode", "dcode_mle", "static_dcode", "dynamic_pca", "chance"],
+        "params": {"dynamic_pca": {"window": 2}},
+        "grid": {"transition_var": [0.1, 1.0], "initial_var": [1.0, 10.0]},
+        "val_subsets": 1,
+        "val_steps": 2,
+        "grid_extensions": 1,
+    }
+    return {**settings, **changes}
 
 
 def test_table2_glue_and_paper_values(toy_dir, tmp_path):
-    grid = {"transition_var": [0.1, 1.0], "initial_var": [10.0]}
     files = []
-    for size in [(4, 12), (6, 16)]:
-        out = tmp_path / f"rank_{size[0]}.json"
-        rows = dcode.table2_size(
-            toy_dir,
-            size,
-            out,
-            n_subsets=2,
-            seed=0,
-            fit_step=3,
-            pool_size=(8, 20),
-            methods=["dcode", "static_dcode", "dynamic_pca"],
-            params={"dynamic_pca": {"window": 2}},
-            grid=grid,
-            val_subsets=1,
-        )
-        assert set(rows["method"]) == {"dcode", "static_dcode", "dynamic_pca"}
-        data = json.loads(out.read_text())
-        assert data["chosen"]["dcode"]["transition_var"] in grid["transition_var"]
-        assert data["params"]["dcode"] == data["chosen"]["dcode"]
-        # static variants have no transition: validated on initial_var only
-        static_points = {
-            (r["transition_var"], r["initial_var"])
-            for r in data["validation"]
-            if r["variant"] == "static_dcode"
-        }
-        assert len(static_points) == 1
-        files.append(out)
+    for observation in ("counts", "per_token"):
+        for size in [(4, 12), (6, 16)]:
+            out = tmp_path / f"rank_{observation}_{size[0]}.json"
+            settings = rank_settings(observation=observation)
+            if observation == "per_token":
+                settings["methods"] = ["dcode", "dcode_mle"]
+            rows = dcode.table2_size(toy_dir, size, out, settings)
+            assert set(rows["method"]) == set(settings["methods"])
+            data = json.loads(out.read_text())
+            chosen = data["chosen"]["dynamic"]
+            assert set(chosen) == {"transition_var", "initial_var"}
+            assert data["params"]["dcode"] == chosen
+            # static fits have no transitions: validated on initial_var only
+            assert set(data["chosen"]["static"]) == {"initial_var"}
+            static_rows = [r for r in data["validation"] if r["fit"] == "static"]
+            assert all("transition_var" not in r for r in static_rows)
+            # the grid grows past an edge the best value sits on, and says so
+            for name, report in data["grid"]["dynamic"].items():
+                assert chosen[name] in report["grid"]
+                edge = chosen[name] in (report["grid"][0], report["grid"][-1])
+                assert report["at_edge"] == edge
+                if edge:
+                    assert len(report["grid"]) == 3  # one extension in the toy settings
+            files.append(out)
     paper = tmp_path / "paper.csv"
     pd.DataFrame(
         {
@@ -186,17 +211,42 @@ def test_table2_glue_and_paper_values(toy_dir, tmp_path):
             "median_rank": [2.0, 3.0],
         }
     ).to_csv(paper, index=False)
-    long, layout, claims = dcode.rank_table(files, paper)
-    assert len(long) == 6 and len(layout) == 2
-    assert {"median_rank_set", "median_rank_counts", "mean_rank"} <= set(long.columns)
+    long, tests, meta = dcode.rank_table(files, paper)
+    counts_block = long[long["observation"] == "counts"]
+    assert len(counts_block) == 10 and len(long) == 14
+    assert {"median_rank_set", "median_rank_counts", "mean_rank", "standard_error"} <= set(long)
     assert (long["median_rank"] == long["median_rank_set"]).all()  # the default reading
-    row = long[(long["n_authors"] == 4) & (long["method"] == "dcode")].iloc[0]
+    row = counts_block[(counts_block["n_authors"] == 4) & (counts_block["method"] == "dcode")]
     ours = pd.DataFrame(json.loads(files[0].read_text())["rows"])
-    expected = ours[ours["method"] == "dcode"]["median_rank"].mean()
-    assert row["median_rank"] == pytest.approx(expected, abs=0.01)
-    assert row["paper"] == 2.0
-    assert set(claims["claim"]) == {"D-CODE < Static D-CODE", "D-CODE < Dynamic PCA"}
-    assert claims["holds_paper"].isna().all()  # the toy paper values name D-CODE only
+    values = ours[ours["method"] == "dcode"]["median_rank"].dropna()
+    assert row["median_rank"].iloc[0] == pytest.approx(values.mean(), abs=0.01)
+    se = values.std() / np.sqrt(len(values))
+    assert row["standard_error"].iloc[0] == pytest.approx(se, abs=0.01)
+    assert row["subsets_ok"].iloc[0] == len(values) and row["subsets"].iloc[0] == 3
+    assert row["paper"].iloc[0] == 2.0
+    # the paper's values belong to the count-weighted block only
+    assert long[long["observation"] == "per_token"]["paper"].isna().all()
+    claims = set(tests[tests["observation"] == "counts"]["claim"])
+    assert claims == {"D-CODE < D-CODE MLE", "D-CODE < Static D-CODE", "D-CODE < Dynamic PCA"}
+    md = dcode.table_markdown(long, tests, meta)
+    assert "## Count-weighted observations" in md and "## Per-token reading" in md
+    assert "one-step predictive distribution" in md and "Wilcoxon" in md
+
+
+def test_grid_extension_goes_one_log_step_past_the_edge():
+    assert dcode._extend([0.1, 1.0, 10.0], 10.0) == [pytest.approx(100.0)]
+    assert dcode._extend([0.1, 1.0, 10.0], 0.1) == [pytest.approx(0.01)]
+    assert dcode._extend([0.1, 1.0, 10.0], 1.0) is None
+
+
+def test_a_failing_method_is_an_error_not_a_dropped_subset(toy_dir, tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise np.linalg.LinAlgError("Internal Error")
+
+    monkeypatch.setattr(dcode.DynamicPCA, "fit", broken)
+    with pytest.raises(np.linalg.LinAlgError):
+        dcode.table2_size(toy_dir, (4, 12), tmp_path / "r.json", rank_settings())
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_paper_values_file_has_every_cell():
@@ -237,9 +287,9 @@ def test_synthetic_ranks_move_from_2_to_5_and_dcode_moves_first(synthetic):
 
 
 def test_figures_draw(synthetic, tmp_path):
-    art, table, models = synthetic
+    art, table, model = synthetic
     names = art.items["name"].tolist()
-    fig = plots.synthetic_figure(models["dcode"], names, table, [5, 25, 45])
+    fig = plots.synthetic_figure(model, names, table, [5, 25, 45])
     png, pdf = plots.save_figure(fig, tmp_path / "fig3")
     assert png.stat().st_size > 0 and pdf.stat().st_size > 0
     rng = np.random.default_rng(0)

@@ -246,6 +246,13 @@ def _atomic_write(path: Path, write) -> None:
         raise
 
 
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file: never left half-written."""
+    path = Path(path)
+    _atomic_write(path, lambda p: Path(p).write_text(text))
+    return path
+
+
 def save(art: Artifact, folder: str | Path, name: str = "?") -> Path:
     """Validate ``art`` and write it to ``folder``; ``meta.json`` is written last."""
     validate(art, name)

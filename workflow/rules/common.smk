@@ -160,3 +160,32 @@ PAPER_TARGETS = {
 
 def paper_targets():
     return [t for section, ts in PAPER_TARGETS.items() if section in config for t in ts]
+
+
+# the D-CODE variants (the per-token block re-runs only these)
+DCODE_VARIANTS = ["dcode", "dcode_mle", "static_dcode", "static_dcode_mle"]
+
+
+def dcode_rank_settings(wildcards):
+    """The dcode-rank job's settings: the config section, methods by observation model (the
+    per-token block re-runs only the D-CODE variants; the baselines do not depend on it).
+    """
+    methods = config["dcode"]["methods"]
+    if wildcards.observation != config["dcode"]["observations"][0]:
+        methods = [m for m in methods if m in DCODE_VARIANTS]
+    else:
+        methods = methods + config["dcode"]["references"]
+    keys = [
+        "subsets",
+        "seed",
+        "fit_step",
+        "pool",
+        "params",
+        "grid",
+        "val_subsets",
+        "val_steps",
+    ]
+    keys += ["grid_extensions", "prediction", "paper_words"]
+    settings = {key: config["dcode"][key] for key in keys}
+    settings.update(observation=wildcards.observation, methods=methods)
+    return json.dumps(settings)

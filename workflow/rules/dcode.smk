@@ -1,4 +1,4 @@
-"""D-CODE paper (section 2 of design/EXPERIMENTS.md)."""
+"""D-CODE paper (Sarkar, Siddiqi & Gordon 2007): Table 2 (section 4.5) and Figs. 3-5."""
 
 if "dcode" in config:
     validate(config["dcode"], schema="../schemas/dcode.schema.yaml")
@@ -19,49 +19,38 @@ if "dcode" in config:
 
 DCODE = config.get("dcode", {})
 
-
-# one Table 2 result file per configured subset size ("20,188" -> 20a_188w)
+# one Table 2 result file per observation model and subset size ("20,188" -> 20a_188w)
 DCODE_SIZE_FILES = [
-    "results/dcode/rank_{}a_{}w.json".format(*size.split(","))
-    for size in DCODE.get("sizes", [])
+    "results/dcode/rank_{}_{}a_{}w.json".format(observation, *size.split(","))
+    for observation in DCODE.get("observations", [])
+    for size in DCODE["sizes"]
 ]
 
 
 rule dcode_rank:
-    """Table 2 for one subset size: validation of the D-CODE variances, then all methods."""
+    """Table 2 for one observation model and subset size: validation of the D-CODE
+    variances on held-out years, then every method on the test year."""
     input:
         artifact("nips12"),
     output:
-        "results/dcode/rank_{a}a_{w}w.json",
+        "results/dcode/rank_{observation}_{a}a_{w}w.json",
     log:
-        "logs/dcode/rank_{a}a_{w}w.log",
+        "logs/dcode/rank_{observation}_{a}a_{w}w.log",
     wildcard_constraints:
+        observation="counts|per_token",
         a=r"\d+",
         w=r"\d+",
     conda:
         "../envs/embedlab.yaml"
     resources:
         mem_mb=3000,
-        runtime=60,
+        runtime=90,
     params:
-        grid=json.dumps(DCODE.get("grid", {})),
-        extra=json.dumps(DCODE.get("params", {})),
-        methods=DCODE.get("methods", []),
-        pool=DCODE.get("pool", [100, 500]),
-        subsets=DCODE.get("subsets", 1),
-        val_subsets=DCODE.get("val_subsets", 2),
-        fit_step=DCODE.get("fit_step", 11),
-        seed=DCODE.get("seed", 0),
-        words=DCODE.get("paper_words", "set"),
-        references=DCODE.get("references", ["empirical", "chance"]),
+        settings=dcode_rank_settings,
     shell:
         "NUMBA_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m embedlab dcode-rank"
         " --artifact results/datasets/nips12 --size {wildcards.a},{wildcards.w}"
-        " --out {output:q} --subsets {params.subsets} --val-subsets {params.val_subsets}"
-        " --seed {params.seed} --fit-step {params.fit_step} --pool {params.pool}"
-        " --methods {params.methods} --params {params.extra:q} --grid {params.grid:q}"
-        " --paper-words {params.words} --references {params.references}"
-        " > {log:q} 2>&1"
+        " --out {output:q} --config {params.settings:q} > {log:q} 2>&1"
 
 
 rule dcode_table:
@@ -117,7 +106,9 @@ rule dcode_fig3:
         runtime=10,
     params:
         stem=subpath(output.pdf, strip_suffix=".pdf"),
-        settings=json.dumps(DCODE.get("figures", {}).get("fig3", {})),
+        settings=lambda wc: json.dumps(
+            {**DCODE["figures"]["fig3"], "seed": DCODE["seed"]}
+        ),
     shell:
         "OPENBLAS_NUM_THREADS=1 python -m embedlab dcode-figure fig3"
         " --artifact results/datasets/dcode_synthetic --out {params.stem:q}"
@@ -154,7 +145,9 @@ rule dcode_nips_figure:
         runtime=10,
     params:
         stem=subpath(output.pdf, strip_suffix=".pdf"),
-        settings=lambda wc: json.dumps(DCODE["figures"][wc.fig]),
+        settings=lambda wc: json.dumps(
+            {**DCODE["figures"][wc.fig], "seed": DCODE["seed"]}
+        ),
     shell:
         "OPENBLAS_NUM_THREADS=1 python -m embedlab dcode-figure {wildcards.fig}"
         " --artifact results/datasets/nips12 --out {params.stem:q}"

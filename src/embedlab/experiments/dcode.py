@@ -11,20 +11,35 @@ paper's words outside the subset are ignored. A paper enters as its set of disti
 (``paper_words="set"``, the paper's "set of words"; ``"counts"``, every occurrence, is recorded
 beside it). Every true author of a paper is ranked among all candidates (co-authors included,
 the paper's "harsh metric"). The metric is the median rank over all (paper, true author) pairs
-of a subset (:mod:`embedlab.evaluate.ranking`); the table gives its mean over the subsets.
+of a subset (:mod:`embedlab.evaluate.ranking`); the table gives its mean over the subsets, with
+the standard error of that mean and paired (Wilcoxon signed-rank) tests over the subsets.
+
+D-CODE fits: one dynamic fit per subset serves D-CODE (posterior distributions) and D-CODE MLE
+(its means); one static fit (the last matrix only) serves Static D-CODE and Static D-CODE MLE.
+The observation model is one of :data:`embedlab.methods.dcode.LIKELIHOODS` (``observation``):
+``counts`` (N_t x eq. 2, the table's reading) or ``per_token`` (eq. 2 as printed), each a block
+of the table. D-CODE ranks the next year's papers with the one-step predictive distribution
+(``prediction="predictive"``: filtered at t = 12 plus the transition noise) or, as a labelled
+option, the filtered one (``"filtered"``; the paper: "the filtering distribution ... can be used
+to calculate expected probabilities for prediction").
+
+``transition_var`` / ``initial_var`` are chosen per subset size on held-out years: the dynamic
+fit on volumes ``<= fit_step - 1`` predicts each of the last ``val_steps`` volumes up to
+``fit_step`` from the filtered state of the year before (the test year is never seen); the
+static fit embeds the year before each of them. The criterion is the mean rank over all
+validation (paper, true author) pairs of D-CODE (dynamic fit) and Static D-CODE (static fit).
+The grid is log-spaced; where the best value lies on an edge of the grid, the grid is extended
+by its own ratio beyond that edge (at most ``grid_extensions`` times), so a chosen value at an
+edge is reported, not hidden.
 
 LLE embeds only authors with counts in the last fitted matrix; the others cannot be placed and
 are ranked below every placed author (tied), so LLE is scored on the same candidates and the
-same (paper, true author) pairs as the other methods. Degenerate embeddings are dropped (as in
-the paper) and counted.
+same (paper, true author) pairs as the other methods. Degenerate LLE embeddings are left out
+(as in the paper) and counted in the table; any other failure of a method is an error.
 
 Two reference rows without an embedding put the numbers in scale: ``chance`` (every author
 tied: rank (a + 1) / 2) and ``empirical`` (Naive Bayes with the add-one smoothed empirical
 ``p(w | a)`` of the counts summed over the fitted steps).
-
-``transition_var`` / ``initial_var`` of the D-CODE variants are chosen per subset size on a
-validation year: fit up to ``fit_step - 1``, rank the papers of ``fit_step`` (same subsets),
-keep the grid point with the lowest mean median rank per variant.
 """
 
 from __future__ import annotations
@@ -34,6 +49,7 @@ import itertools
 import json
 import logging
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +67,7 @@ from embedlab.evaluate.ranking import (
     true_author_ranks,
 )
 from embedlab.methods.cooc_lle import CooccurrenceLLE, DegenerateEmbeddingError
-from embedlab.methods.dcode import VARIANTS, make_variant
+from embedlab.methods.dcode import DCODE, VARIANTS
 from embedlab.methods.dynamic_pca import DynamicPCA
 
 log = logging.getLogger(__name__)
@@ -139,19 +155,35 @@ def test_papers(art, authors, words, step: int):
 # methods
 
 
-def make_method(method: str, params: dict, seed: int):
-    """Estimator of ``method`` (one of :data:`METHODS`); ``params`` are its config entry."""
-    if method in VARIANTS:
-        return make_variant(method, random_state=seed, **params)
-    if method == "dynamic_pca":
-        return DynamicPCA(**params)
-    if method == "lle":
-        return CooccurrenceLLE(random_state=seed, **params)
-    raise ValueError(f"unknown method {method!r}; expected one of {METHODS + REFERENCES}")
+#: the D-CODE fits and the variants each serves (section 4.1)
+FITS = {"dynamic": ("dcode", "dcode_mle"), "static": ("static_dcode", "static_dcode_mle")}
+#: how D-CODE ranks the next year's papers (see the module docstring)
+PREDICTIONS = ("predictive", "filtered")
+
+
+def _fit_of(variant: str) -> str:
+    return "static" if VARIANTS[variant]["static"] else "dynamic"
+
+
+def fit_dcode(fit: str, params: dict, counts, seed: int) -> DCODE:
+    """The ``fit`` ("dynamic" or "static") D-CODE model of ``counts`` (steps 0..fit_step)."""
+    return DCODE(static=fit == "static", random_state=seed, **params).fit(counts)
+
+
+def dcode_log_p(model: DCODE, variant: str, prediction: str, t: int = -1) -> np.ndarray:
+    """``log p(w | a)`` of ``variant`` for the step after ``t`` from a fitted model.
+
+    ``prediction="predictive"`` uses the one-step predictive distribution of a dynamic model
+    (the static model has no transition: its filtered distribution is its prediction).
+    """
+    if prediction not in PREDICTIONS:
+        raise ValueError(f"prediction must be one of {PREDICTIONS}, got {prediction!r}")
+    horizon = int(prediction == "predictive" and not model.static)
+    return model.log_word_given_author(t, mode=VARIANTS[variant]["mode"], horizon=horizon)
 
 
 def method_log_p(method, params, counts, seed) -> np.ndarray:
-    """``log p(w | a)`` (A, W) of ``method`` fitted on ``counts`` (steps 0..fit_step).
+    """``log p(w | a)`` (A, W) of a method other than the D-CODE variants, fitted on ``counts``.
 
     Every subset author gets a row. LLE places only the authors with counts in the last matrix;
     the others get ``-inf`` rows (ranked below every placed author, tied). References:
@@ -165,65 +197,99 @@ def method_log_p(method, params, counts, seed) -> np.ndarray:
         return np.log(total / total.sum(axis=1, keepdims=True))
     if method == "lle":  # LLE places only authors active in the last matrix
         active = np.flatnonzero(counts[-1].sum(axis=1) > 0)
-        model = make_method(method, params, seed).fit([c[active] for c in counts])
+        model = CooccurrenceLLE(random_state=seed, **params).fit([c[active] for c in counts])
         L = np.full((A, W), -np.inf)
         L[active] = model.log_word_given_author(-1)
         return L
     if method == "dynamic_pca":  # its windows need counts: start at the first non-empty step
         first = next(t for t, c in enumerate(counts) if c.sum() > 0)
-        counts = counts[first:]
-    return make_method(method, params, seed).fit(counts).log_word_given_author(-1)
+        return DynamicPCA(**params).fit(counts[first:]).log_word_given_author(-1)
+    raise ValueError(f"unknown method {method!r}; expected one of {METHODS + REFERENCES}")
 
 
-def method_ranks(
-    method, params, counts, paper_words, paper_authors, seed, words: str = "set"
-) -> np.ndarray:
-    """Ranks of every (paper, true author) pair of the test papers after fitting ``counts``.
+def subset_log_ps(methods, params, counts, seed, observation, prediction) -> dict:
+    """``{method: log p(w | a)}`` for one subset; D-CODE variants share their fit.
 
-    ``words``: a paper as its set of words or its word counts, or ``"both"`` for a dict
-    ``{"set": ranks, "counts": ranks}`` from one fit.
+    ``params``: ``{"dcode": {...}}`` (both D-CODE fits, e.g. the validated variances; a
+    ``"static"`` entry overrides them for the static fit) and ``{method: {...}}`` for the
+    others. A degenerate LLE embedding gives ``None``.
     """
-    L = method_log_p(method, params, counts, seed)
-    modes = PAPER_WORDS if words == "both" else (words,)
-    ranks = {
-        mode: true_author_ranks(L, paper_word_weights(paper_words, mode), paper_authors)
-        for mode in modes
-    }
-    return ranks if words == "both" else ranks[words]
-
-
-def evaluate_subset(
-    art, pool, size, index, seed, fit_step, methods, params, words="set"
-) -> list[dict]:
-    """One random subset: median rank of every method (validation grid handled by caller).
-
-    ``median_rank`` / ``mean_rank`` use ``words``; ``median_rank_set`` and
-    ``median_rank_counts`` give both readings of a paper.
-    """
-    authors, words_idx = draw_subset(pool, size, seed + index)
-    counts = sub_counts(art, authors, words_idx, fit_step)
-    pw, pa = test_papers(art, authors, words_idx, fit_step + 1)
-    rows = []
+    out, models = {}, {}
     for method in methods:
-        start = time.perf_counter()
-        row = {"n_authors": size[0], "n_words": size[1], "subset": index, "method": method}
+        if method in VARIANTS:
+            fit = _fit_of(method)
+            if fit not in models:
+                models[fit] = fit_dcode(
+                    fit, {**dcode_params(params, fit), "likelihood": observation}, counts, seed
+                )
+            out[method] = dcode_log_p(models[fit], method, prediction)
+            continue
         try:
-            both = method_ranks(
-                method, params.get(method, {}), counts, pw, pa, seed + index, "both"
-            )
-            ranks = both[words]
-            row.update(median_rank=median_rank(ranks), mean_rank=float(ranks.mean()))
-            for mode, r in both.items():
-                row[f"median_rank_{mode}"] = median_rank(r)
-            row.update(pairs=int(ranks.size), candidates=_candidates(method, counts))
-            row["status"] = "ok"
-        except (DegenerateEmbeddingError, FloatingPointError, ValueError) as err:
-            row.update(median_rank=np.nan, mean_rank=np.nan, pairs=0, candidates=0)
+            out[method] = method_log_p(method, params.get(method, {}), counts, seed)
+        except DegenerateEmbeddingError as err:
+            log.warning("%s: degenerate embedding: %s", method, err)
+            out[method] = None
+    return out
+
+
+def dcode_params(params: dict, fit: str) -> dict:
+    """Settings of the ``fit`` D-CODE model: ``params["dcode"]``, then ``params["static"]``."""
+    base = dict(params.get("dcode", {}))
+    return {**base, **params.get("static", {})} if fit == "static" else base
+
+
+@dataclass(frozen=True)
+class RankSetup:
+    """What every fit of one Table 2 job shares: data, subset size and the protocol's reading."""
+
+    art: object
+    pool: tuple[np.ndarray, np.ndarray]
+    size: tuple[int, int]
+    seed: int
+    fit_step: int
+    observation: str
+    prediction: str
+    words: str = "set"
+
+    def subset(self, index: int, up_to: int):
+        """Authors, words (pool indices) and count matrices of steps 0..``up_to`` of subset
+        ``index``."""
+        authors, words = draw_subset(self.pool, self.size, self.seed + index)
+        return authors, words, sub_counts(self.art, authors, words, up_to)
+
+
+def evaluate_subset(setup: RankSetup, index: int, methods, params) -> list[dict]:
+    """One random subset: the median rank of every method (and both readings of a paper).
+
+    ``median_rank`` / ``mean_rank`` use ``setup.words``; ``median_rank_set`` and
+    ``median_rank_counts`` give both readings of a paper. A degenerate LLE embedding, or a
+    subset none of whose authors wrote a paper of the test year, gives rows without a rank
+    (``status`` says which; the table counts the subsets used); other failures raise.
+    """
+    authors, words_idx, counts = setup.subset(index, setup.fit_step)
+    pw, pa = test_papers(setup.art, authors, words_idx, setup.fit_step + 1)
+    start = time.perf_counter()
+    log_ps = subset_log_ps(
+        methods, params, counts, setup.seed + index, setup.observation, setup.prediction
+    )
+    seconds = round(time.perf_counter() - start, 3)
+    rows = []
+    for method, L in log_ps.items():
+        row = {"n_authors": setup.size[0], "n_words": setup.size[1], "subset": index}
+        row["method"] = method
+        if L is None or not pa:
+            status = "no test paper" if not pa else "degenerate"
+            row.update(median_rank=np.nan, mean_rank=np.nan, pairs=0, status=status)
             row.update({f"median_rank_{mode}": np.nan for mode in PAPER_WORDS})
-            row["status"] = f"failed: {err}"
-            log.warning("%s on subset %s/%d: %s", method, size, index, err)
-        row["seconds"] = round(time.perf_counter() - start, 3)
+        else:
+            both = {m: true_author_ranks(L, paper_word_weights(pw, m), pa) for m in PAPER_WORDS}
+            ranks = both[setup.words]
+            row.update(median_rank=median_rank(ranks), mean_rank=float(ranks.mean()))
+            row.update({f"median_rank_{m}": median_rank(r) for m, r in both.items()})
+            row.update(pairs=int(ranks.size), status="ok")
+        row["candidates"] = _candidates(method, counts)
         rows.append(row)
+    rows[0]["seconds"] = seconds  # time of the whole subset, on its first row
     return rows
 
 
@@ -245,205 +311,348 @@ def draw_subset(pool, size, seed) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def validate_dcode(
-    art, pool, size, n_subsets, seed, fit_step, grid, base, paper_words="set"
-) -> tuple[dict, list]:
-    """Choose transition_var / initial_var per D-CODE variant by predicting ``fit_step``.
+# --------------------------------------------------------------------------------------
+# validation of the D-CODE variances
 
-    Fits up to ``fit_step - 1`` on the same subsets (the test step is never seen); returns
-    ({variant: best params}, rows of the whole grid).
+
+def validation_ranks(setup: RankSetup, index: int, val_steps: int, fit: str, params):
+    """Ranks of every validation (paper, true author) pair of one subset for one grid point.
+
+    Held-out years ``fit_step - val_steps + 1 .. fit_step``, each predicted from the year
+    before: the dynamic fit filters volumes ``<= fit_step - 1`` once; the static fit embeds
+    the year before each held-out year. Ranked with D-CODE (dynamic) / Static D-CODE (static).
     """
-    points = [dict(zip(grid, v, strict=True)) for v in itertools.product(*grid.values())]
-    rows = []
-    for index in range(n_subsets):
-        authors, words = draw_subset(pool, size, seed + index)
-        counts = sub_counts(art, authors, words, fit_step - 1)
-        pw, pa = test_papers(art, authors, words, fit_step)
-        for variant in VARIANTS:
-            seen = set()
-            for point in points:
-                if VARIANTS[variant]["static"] and "transition_var" in grid:  # no transitions
-                    point = {**point, "transition_var": grid["transition_var"][0]}
-                key = tuple(sorted(point.items()))
-                if key in seen:
+    authors, words_idx, counts = setup.subset(index, setup.fit_step - 1)
+    variant, seed = FITS[fit][0], setup.seed + index
+    settings = {**params, "likelihood": setup.observation}
+    dynamic = fit_dcode("dynamic", settings, counts, seed) if fit == "dynamic" else None
+    ranks = []
+    for step in range(setup.fit_step - val_steps + 1, setup.fit_step + 1):
+        pw, pa = test_papers(setup.art, authors, words_idx, step)
+        if not pa:
+            continue
+        if fit == "dynamic":
+            L = dcode_log_p(dynamic, variant, setup.prediction, t=step - 1)
+        else:
+            static = fit_dcode("static", settings, counts[:step], seed)
+            L = dcode_log_p(static, variant, setup.prediction)
+        ranks.append(true_author_ranks(L, paper_word_weights(pw, setup.words), pa))
+    if not ranks:
+        raise ValueError(f"subset {setup.size}/{index}: no papers in the held-out years")
+    return np.concatenate(ranks)
+
+
+def _extend(values: list[float], best: float) -> list[float] | None:
+    """One more log-spaced point beyond the edge of ``values`` that ``best`` sits on."""
+    values = sorted(values)
+    if len(values) < 2 or best not in (values[0], values[-1]):
+        return None
+    if best == values[0]:
+        return [values[0] * values[0] / values[1]]
+    return [values[-1] * values[-1] / values[-2]]
+
+
+def validate_dcode(setup: RankSetup, n_subsets, val_steps, grid, params, extensions=2):
+    """Choose ``transition_var`` / ``initial_var`` of the dynamic and the static D-CODE fit.
+
+    Returns ``({fit: best params}, rows of every grid point evaluated, {fit: {parameter:
+    {"grid": values, "at_edge": bool}}})``; the criterion is the mean rank of the pooled
+    validation pairs of the first ``n_subsets`` subsets (lower is better; ties go to the
+    smaller values).
+    """
+    chosen, rows, report = {}, [], {}
+    for fit in FITS:
+        axes = {k: sorted(float(v) for v in grid[k]) for k in grid}
+        if fit == "static":  # no transitions in the static model
+            axes.pop("transition_var", None)
+        scores = {}
+        for _ in range(extensions + 1):
+            for point in itertools.product(*axes.values()):
+                if point in scores:
                     continue
-                seen.add(key)
-                params = {**base.get(variant, {}), **point}
-                try:
-                    ranks = method_ranks(variant, params, counts, pw, pa, seed + index, paper_words)
-                    value = median_rank(ranks)
-                except (FloatingPointError, ValueError) as err:
-                    log.warning("validation %s %s: %s", variant, point, err)
-                    value = np.nan
-                rows.append({"variant": variant, **point, "subset": index, "median_rank": value})
-    df = pd.DataFrame(rows)
-    keys = list(grid)
-    mean = df.groupby(["variant", *keys])["median_rank"].mean().reset_index()
-    best = {}
-    for variant, g in mean.groupby("variant"):
-        g = g.dropna()
-        if g.empty:
-            raise FloatingPointError(f"validation: every grid point failed for {variant}")
-        best[variant] = {k: float(g.loc[g["median_rank"].idxmin(), k]) for k in keys}
-    return best, rows
+                values = dict(zip(axes, point, strict=True))
+                settings = {**dcode_params(params, fit), **values}
+                ranks = np.concatenate(
+                    [validation_ranks(setup, i, val_steps, fit, settings) for i in range(n_subsets)]
+                )
+                scores[point] = float(ranks.mean())
+                rows.append({"fit": fit, **values, "mean_rank": scores[point]})
+            best = min(scores, key=lambda p: (scores[p], p))
+            grown = {name: _extend(axes[name], best[i]) for i, name in enumerate(axes)}
+            if not any(grown.values()):
+                break
+            for name, more in grown.items():
+                axes[name] = sorted(axes[name] + (more or []))
+        best = min(scores, key=lambda p: (scores[p], p))
+        chosen[fit] = dict(zip(axes, best, strict=True))
+        report[fit] = {
+            name: {"grid": axes[name], "at_edge": best[i] in (axes[name][0], axes[name][-1])}
+            for i, name in enumerate(axes)
+        }
+        log.info("validation %s: chose %s (mean rank %.3f)", fit, chosen[fit], scores[best])
+    return chosen, rows, report
 
 
-def table2_size(
-    artifact_dir,
-    size,
-    out,
-    n_subsets,
-    seed,
-    fit_step,
-    pool_size,
-    methods,
-    params,
-    grid,
-    val_subsets=2,
-    words="set",
-    references=(),
-) -> pd.DataFrame:
-    """Validation + test for one subset size; writes the per-subset rows as JSON to ``out``."""
+def table2_size(artifact_dir, size, out, config: dict) -> pd.DataFrame:
+    """Validation + test for one subset size and observation model; writes JSON to ``out``.
+
+    ``config`` is the rule's settings, all required: ``observation``, ``prediction``,
+    ``paper_words``, ``subsets``, ``seed``, ``fit_step``, ``pool``, ``methods``, ``params``,
+    ``grid``, ``val_subsets``, ``val_steps``, ``grid_extensions``.
+    """
+    cfg = config
     art = artifacts.load(artifact_dir)
-    pool = prolific(art, pool_size[0], pool_size[1], fit_step)
-    params = {m: dict(params.get(m, {})) for m in methods}
-    chosen, val_rows = {}, []
-    dcode_methods = [m for m in methods if m in VARIANTS]
-    if grid and dcode_methods:
-        chosen, val_rows = validate_dcode(
-            art, pool, size, min(val_subsets, n_subsets), seed, fit_step, grid, params, words
+    setup = RankSetup(
+        art,
+        prolific(art, cfg["pool"][0], cfg["pool"][1], cfg["fit_step"]),
+        tuple(size),
+        cfg["seed"],
+        cfg["fit_step"],
+        cfg["observation"],
+        cfg["prediction"],
+        cfg["paper_words"],
+    )
+    params = {m: dict(v) for m, v in cfg["params"].items()}
+    chosen, val_rows, grid_report = {}, [], {}
+    if any(m in VARIANTS for m in cfg["methods"]):
+        n_val = min(cfg["val_subsets"], cfg["subsets"])
+        chosen, val_rows, grid_report = validate_dcode(
+            setup, n_val, cfg["val_steps"], cfg["grid"], params, cfg["grid_extensions"]
         )
-        for m in dcode_methods:
-            params[m].update(chosen[m])
-        log.info("size %s: validation chose %s", size, chosen)
+        params["dcode"] = {**params.get("dcode", {}), **chosen["dynamic"]}
+        params["static"] = chosen["static"]
     rows = []
-    for index in range(n_subsets):
-        rows += evaluate_subset(
-            art, pool, size, index, seed, fit_step, [*methods, *references], params, words
-        )
+    for index in range(cfg["subsets"]):
+        rows += evaluate_subset(setup, index, cfg["methods"], params)
     result = {
         "size": list(size),
-        "fit_step": fit_step,
-        "paper_words": words,
+        "observation": setup.observation,
+        "prediction": setup.prediction,
+        "fit_step": setup.fit_step,
+        "paper_words": setup.words,
         "params": params,
         "chosen": chosen,
+        "grid": grid_report,
         "validation": val_rows,
         "rows": rows,
     }
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=1, default=float))
+    artifacts.write_text_atomic(out, json.dumps(result, indent=1, default=float))
     return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------------------
 # Table 2
 
+#: labels of the observation models, one block of the table each
+OBSERVATION_LABEL = {
+    "counts": "count-weighted observations (N_t x eq. 2)",
+    "per_token": "per-token reading (eq. 2 as printed: one token per year)",
+}
+#: the paper's comparisons (section 4.5): D-CODE against its rivals, dynamic against static
+CLAIMS = [
+    ("dcode", "dcode_mle"),
+    ("dcode", "static_dcode"),
+    ("dcode", "static_dcode_mle"),
+    ("dcode", "dynamic_pca"),
+    ("dcode", "lle"),
+    ("dcode_mle", "static_dcode_mle"),
+]
+#: the mean over subsets is reported as precise enough when its standard error is below this
+MAX_STANDARD_ERROR = 0.5
 
-def rank_table(result_files, paper_csv) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(long table per size x method, Table 2 layout, claims), ours beside the paper's.
 
-    Ours: mean over non-failed subsets of the median rank, +- its standard deviation, and the
-    Wilcoxon signed-rank p-value of each method against D-CODE over the shared subsets. The
-    long table also gives the mean rank and both readings of a paper (``median_rank_set``,
-    ``median_rank_counts``); ``median_rank`` is the one the result files were run with.
+def _load_results(result_files) -> tuple[pd.DataFrame, dict]:
+    rows, meta = [], {}
+    for path in result_files:
+        data = json.loads(Path(path).read_text())
+        key = (data["observation"], *data["size"])
+        if key in meta:
+            raise ValueError(f"{path}: a second result for {key}")
+        meta[key] = data
+        rows += [{**r, "observation": data["observation"]} for r in data["rows"]]
+    return pd.DataFrame(rows), meta
+
+
+def rank_table(result_files, paper_csv) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """(long table per observation x size x method, paired tests, the result files' meta).
+
+    Ours: the mean over subsets of the per-subset median rank, its standard error, and the
+    number of subsets used (degenerate LLE embeddings left out and counted). Paired tests: the
+    Wilcoxon signed-rank p-value of each of the paper's comparisons over the subsets both
+    methods ranked.
     """
     paper = pd.read_csv(paper_csv)
     ref = {
-        (a, w, m): v
+        (int(a), int(w), m): v
         for a, w, m, v in paper[["n_authors", "n_words", "method", "median_rank"]].itertuples(
             index=False
         )
     }
-    rows, chosen = [], {}
-    for path in result_files:
-        data = json.loads(Path(path).read_text())
-        rows += data["rows"]
-        chosen[tuple(data["size"])] = data["chosen"]
-    df = pd.DataFrame(rows)
-    out = []
-    for (a, w), g in df.groupby(["n_authors", "n_words"], sort=True):
+    df, meta = _load_results(result_files)
+    out, tests = [], []
+    for (observation, a, w), g in df.groupby(["observation", "n_authors", "n_words"], sort=False):
         wide = g.pivot(index="subset", columns="method", values="median_rank")
+        data = meta[(observation, a, w)]
         for method in [m for m in METHODS + REFERENCES if m in wide]:
             values = wide[method].dropna()
             mine = g[(g["method"] == method) & g["median_rank"].notna()]
-            other = {
-                f"{col}": round(float(mine[col].mean()), 2) if col in mine else np.nan
-                for col in ("mean_rank", *(f"median_rank_{m}" for m in PAPER_WORDS))
-            }
-            paper_value = ref.get((a, w, method))
+            paper_value = ref.get((a, w, method)) if observation == "counts" else None
             mean = float(values.mean()) if len(values) else np.nan
+            sd = float(values.std(ddof=1)) if len(values) > 1 else np.nan
+            fit = _fit_of(method) if method in VARIANTS else None
             out.append(
                 {
+                    "observation": observation,
                     "subset": f"{a}a,{w}w",
                     "n_authors": a,
                     "n_words": w,
                     "method": method,
                     "label": LABEL[method],
                     "median_rank": round(mean, 2),
-                    "spread": round(float(values.std(ddof=1)), 2) if len(values) > 1 else np.nan,
-                    "subsets_ok": f"{len(values)}/{len(wide)}",
-                    **other,
-                    "p_vs_dcode": _paired_p(wide, method),
+                    "standard_error": round(sd / np.sqrt(len(values)), 2),
+                    "spread": round(sd, 2),
+                    "subsets_ok": len(values),
+                    "subsets": len(wide),
+                    "mean_rank": round(float(mine["mean_rank"].mean()), 2),
+                    **{
+                        f"median_rank_{m}": round(float(mine[f"median_rank_{m}"].mean()), 2)
+                        for m in PAPER_WORDS
+                    },
                     "paper": paper_value,
                     "verdict": tables.verdict(mean, paper_value, tol=1.0, lower_is_better=True),
-                    "params": json.dumps(chosen.get((a, w), {}).get(method, {})),
+                    "params": json.dumps(data["chosen"].get(fit, {})) if fit else "",
+                    "prediction": data["prediction"] if fit == "dynamic" else "",
                 }
             )
-    long = pd.DataFrame(out)
+        for method, rival in CLAIMS:
+            if method in wide and rival in wide:
+                test = paired_test(wide, method, rival)
+                tests.append({"observation": observation, "subset": f"{a}a,{w}w", **test})
+    return pd.DataFrame(out), pd.DataFrame(tests), meta
+
+
+def paired_test(wide: pd.DataFrame, method: str, rival: str) -> dict:
+    """Mean paired difference and Wilcoxon signed-rank p-value of ``method`` vs ``rival``.
+
+    Over the subsets both ranked (lower rank wins); ``p`` is NaN when fewer than two subsets
+    or every difference is zero.
+    """
+    pair = wide[[method, rival]].dropna()
+    diff = pair[method] - pair[rival]
+    p = np.nan
+    if len(pair) >= 2 and diff.any():
+        p = float(scipy.stats.wilcoxon(pair[method], pair[rival]).pvalue)
+    return {
+        "claim": f"{LABEL[method]} < {LABEL[rival]}",
+        "mean_difference": round(float(diff.mean()), 2) if len(pair) else np.nan,
+        "wins/losses/ties": f"{(diff < 0).sum()}/{(diff > 0).sum()}/{(diff == 0).sum()}",
+        "p_wilcoxon": round(p, 4) if np.isfinite(p) else np.nan,
+        "holds_ours": bool(diff.mean() < 0) if len(pair) else None,
+    }
+
+
+def _layout(long: pd.DataFrame, paper: bool) -> pd.DataFrame:
+    """One row per size, one column per method: ``mean ± s.e. (paper)``."""
     layout = []
     for key, g in long.groupby("subset", sort=False):
-        row = {"(authors, words)": key}
+        row = {"(authors, words)": key, "subsets": int(g["subsets"].max())}
         for r in g.itertuples():
-            paper_text = "" if pd.isna(r.paper) else f" ({r.paper:g})"
-            row[r.label] = f"{r.median_rank:.1f} ± {r.spread:.1f}{paper_text}"
+            text = f"{r.median_rank:.2f} ± {r.standard_error:.2f}"
+            if r.subsets_ok < r.subsets:
+                text += f" [{r.subsets_ok} subsets]"
+            if paper and not pd.isna(r.paper):
+                text += f" ({r.paper:g})"
+            row[r.label] = text
         layout.append(row)
-    return long, pd.DataFrame(layout), claims(long)
+    return pd.DataFrame(layout)
 
 
-def _paired_p(wide: pd.DataFrame, method: str) -> float:
-    if method == "dcode" or "dcode" not in wide:
-        return np.nan
-    pair = wide[["dcode", method]].dropna()
-    diff = pair["dcode"] - pair[method]
-    if len(pair) < 2 or not diff.any():
-        return np.nan
-    return round(float(scipy.stats.wilcoxon(pair["dcode"], pair[method]).pvalue), 4)
+def validation_note(meta: dict, observation: str) -> tuple[str, int]:
+    """Markdown lines: grids and chosen values per size; and how many sit at a grid edge."""
+    lines, at_edge = [], 0
+    for (obs, a, w), data in meta.items():
+        if obs != observation or not data["chosen"]:
+            continue
+        parts = []
+        for fit, chosen in data["chosen"].items():
+            for name, value in chosen.items():
+                report = data["grid"][fit][name]
+                grid = ", ".join(f"{v:g}" for v in report["grid"])
+                edge = " **at the grid's edge**" if report["at_edge"] else ""
+                at_edge += bool(report["at_edge"])
+                parts.append(f"{fit} {name} = {value:g}{edge} (grid {grid})")
+        lines.append(f"- {a}a,{w}w: " + "; ".join(parts))
+    return "\n".join(lines), at_edge
 
 
-#: the paper's comparisons (section 4.5): D-CODE against its rivals, dynamic against static
-CLAIMS = [
-    ("dcode", "static_dcode"),
-    ("dcode", "static_dcode_mle"),
-    ("dcode", "dynamic_pca"),
-    ("dcode", "dcode_mle"),
-    ("dcode", "lle"),
-    ("dcode_mle", "static_dcode_mle"),
-]
-
-
-def claims(long: pd.DataFrame) -> pd.DataFrame:
-    """Per size and claim of :data:`CLAIMS` (lower rank wins): holds for us? for the paper?"""
-    rows = []
-    for key, g in long.groupby("subset", sort=False):
-        ours = dict(zip(g["method"], g["median_rank"], strict=True))
-        paper = dict(zip(g["method"], g["paper"], strict=True))
-        for method, rival in CLAIMS:
-            if method not in ours or rival not in ours:
-                continue
-            rows.append(
-                {
-                    "subset": key,
-                    "claim": f"{LABEL[method]} < {LABEL[rival]}",
-                    "ours": f"{ours[method]:.1f} vs {ours[rival]:.1f}",
-                    "holds_ours": bool(ours[method] < ours[rival]),
-                    "holds_paper": (
-                        None
-                        if pd.isna(paper[method]) or pd.isna(paper[rival])
-                        else bool(paper[method] < paper[rival])
-                    ),
-                }
+def table_markdown(long: pd.DataFrame, tests: pd.DataFrame, meta: dict) -> str:
+    """``dcode_rank.md``: one block per observation model, the paired tests, validation."""
+    first = next(iter(meta.values()))
+    predictive = first["prediction"] == "predictive"
+    out = [
+        "# D-CODE Table 2: median predicted rank of the true authors\n",
+        "Median rank of the true authors of NIPS papers of volume 12 (the paper's t = 13, "
+        "1999) among the subset's authors, by Naive Bayes on each paper's "
+        f"{first['paper_words']} of words, embedding volumes 0-11 (t <= 12). Each cell: the "
+        "mean over random subsets of the per-subset median ± its standard error (the paper's "
+        "value in brackets). D-CODE ranks with the "
+        + (
+            "one-step predictive distribution (filtered at t = 12 plus the transition noise)"
+            if predictive
+            else "filtered distribution at t = 12"
+        )
+        + "; D-CODE MLE uses the same fit's means, Static D-CODE [MLE] one fit of volume 11. "
+        "Chance and Empirical NB (add-one smoothed word frequencies of volumes 0-11, no "
+        "embedding) are references, not in the paper.\n",
+    ]
+    for observation in [o for o in OBSERVATION_LABEL if o in set(long["observation"])]:
+        block = long[long["observation"] == observation]
+        title = OBSERVATION_LABEL[observation]
+        main = observation == "counts"
+        heading = f"## {title[0].upper()}{title[1:]}" + (" (the table's reading)" if main else "")
+        out += [heading, "", _layout(block, paper=main).to_markdown(index=False), ""]
+        worst = block["standard_error"].max()
+        if worst >= MAX_STANDARD_ERROR:
+            out.append(
+                f"The standard error reaches {worst:.2f} rank, above {MAX_STANDARD_ERROR}: "
+                "more subsets are needed.\n"
             )
-    return pd.DataFrame(rows)
+        note, at_edge = validation_note(meta, observation)
+        out += [
+            "Variances chosen on held-out years (lowest mean rank of the validation pairs; "
+            "log-spaced grids, extended past an edge the best value sat on):",
+            "",
+            note,
+            "",
+        ]
+        if at_edge:
+            out.append(f"{at_edge} chosen value(s) remain at the edge of the extended grid.\n")
+        t = tests[tests["observation"] == observation].drop(columns="observation")
+        if len(t):
+            out += [
+                "Paired comparisons over the subsets (mean difference of the per-subset "
+                "medians, wins/losses/ties of the first method, Wilcoxon signed-rank p):",
+                "",
+                t.to_markdown(index=False),
+                "",
+            ]
+    both = long[long["observation"] == "counts"][
+        ["subset", "label", "median_rank_set", "median_rank_counts", "mean_rank"]
+    ]
+    out += [
+        "## A paper as its set of words or its word counts\n",
+        "Both readings from the same fits (count-weighted block, mean over subsets); the "
+        "multinomial reading (every occurrence counted) makes Naive Bayes far more decisive.\n",
+        both.rename(
+            columns={
+                "median_rank_set": "median rank, word set",
+                "median_rank_counts": "median rank, word counts",
+                "mean_rank": "mean rank (table's reading)",
+            }
+        ).to_markdown(index=False),
+        "",
+    ]
+    return "\n".join(out) + "\n"
 
 
 # --------------------------------------------------------------------------------------
@@ -454,7 +663,7 @@ def synthetic_ranks(art, params: dict, seed: int = 0) -> tuple[pd.DataFrame, dic
     """Fig. 3(D): mean Naive-Bayes rank of the X authors given the A words, per step.
 
     The 'paper' is one occurrence of every word of group A; ranks are among all authors at
-    each filtered step t. Returns (table, {variant: fitted model}).
+    each filtered step t (D-CODE and D-CODE MLE from one fit). Returns (table, fitted model).
     """
     items_a, items_w = _items(art, "author"), _items(art, "word")
     x = np.flatnonzero(items_a["group"].to_numpy() == "X")
@@ -462,16 +671,16 @@ def synthetic_ranks(art, params: dict, seed: int = 0) -> tuple[pd.DataFrame, dic
     if x.size == 0 or not words.any():
         raise ValueError("synthetic artifact needs authors of group X and words of group A")
     counts = art.arrays["counts"]
-    models, table = {}, {"step": np.arange(len(counts))}
-    for variant in ("dcode", "dcode_mle"):
-        model = make_variant(variant, random_state=seed, **params).fit(counts)
-        models[variant] = model
+    model = fit_dcode("dynamic", params, counts, seed)
+    table = {"step": np.arange(len(counts))}
+    for variant in FITS["dynamic"]:
         ranks = []
         for t in range(len(counts)):
-            scores = naive_bayes_scores(model.log_word_given_author(t), words)[0]
+            L = model.log_word_given_author(t, mode=VARIANTS[variant]["mode"])
+            scores = naive_bayes_scores(L, words)[0]
             ranks.append(np.mean([rank_of(scores, a) for a in x]))
         table[variant] = ranks
-    return pd.DataFrame(table), models
+    return pd.DataFrame(table), model
 
 
 def figure_subset(art, n_authors, n_words, last_step, extra_authors=(), extra_words=()):
@@ -505,7 +714,7 @@ def pair_trajectories(art, pairs, n_authors, n_words, dcode_params, pca_params, 
     )
     counts = sub_counts(art, authors, words, last)
     models = {
-        "dcode": make_variant("dcode", random_state=seed, **dcode_params).fit(counts),
+        "dcode": fit_dcode("dynamic", dcode_params, counts, seed),
         "dynamic_pca": DynamicPCA(**pca_params).fit(counts),
     }
     rows = []
@@ -531,61 +740,13 @@ def pair_trajectories(art, pairs, n_authors, n_words, dcode_params, pca_params, 
 
 def _cmd_table2_size(args):
     size = tuple(int(v) for v in args.size.split(","))
-    table2_size(
-        args.artifact,
-        size,
-        args.out,
-        args.subsets,
-        args.seed,
-        args.fit_step,
-        tuple(args.pool),
-        args.methods,
-        json.loads(args.params),
-        json.loads(args.grid),
-        args.val_subsets,
-        args.paper_words,
-        args.references,
-    )
+    table2_size(args.artifact, size, args.out, json.loads(args.config))
 
 
 def _cmd_table(args):
-    long, layout, claim = rank_table(args.results, args.paper)
+    long, tests, meta = rank_table(args.results, args.paper)
     tables.write_table(long, args.csv, args.md_long, title="D-CODE Table 2 (long form)")
-    words = sorted(
-        {json.loads(Path(f).read_text()).get("paper_words", "counts") for f in args.results}
-    )
-    note = (
-        "Median predicted rank of the true authors of NIPS papers of volume 12 (the paper's "
-        "t = 13, 1999), embedding volumes 0-11 (the paper's t <= 12). Ours: mean ± s.d. over "
-        f"random subsets of the per-subset median (paper's value in brackets); a paper enters "
-        f"as its {' / '.join(words)} of words. Every subset author is a candidate (LLE: authors "
-        "without counts in volume 11 cannot be placed and rank last). D-CODE variances chosen "
-        "on predicting volume 11 from volumes <= 10 (column params). Chance and Empirical NB "
-        "(add-one smoothed word frequencies of volumes 0-11, no embedding) are references, "
-        "not in the paper."
-    )
-    both = long[["subset", "label", "median_rank_set", "median_rank_counts", "mean_rank"]]
-    both = both.rename(
-        columns={
-            "median_rank_set": "median rank, word set",
-            "median_rank_counts": "median rank, word counts",
-            "mean_rank": "mean rank (table's reading)",
-        }
-    )
-    md = [
-        f"# D-CODE Table 2\n\n{note}\n",
-        layout.to_markdown(index=False),
-        "",
-        "## Claims\n",
-        claim.to_markdown(index=False),
-        "",
-        "## A paper as its set of words or its word counts\n",
-        "Both readings from the same fits (mean over subsets); the multinomial reading (every "
-        "occurrence counted) makes Naive Bayes far more decisive.\n",
-        both.to_markdown(index=False),
-        "",
-    ]
-    Path(args.md).write_text("\n".join(md) + "\n")
+    artifacts.write_text_atomic(args.md, table_markdown(long, tests, meta))
 
 
 def _cmd_figure(args):
@@ -594,21 +755,19 @@ def _cmd_figure(args):
     cfg = json.loads(args.config)
     art = artifacts.load(args.artifact)
     if args.figure == "fig3":
-        table, models = synthetic_ranks(art, cfg.get("params", {}), cfg.get("seed", 0))
+        table, model = synthetic_ranks(art, cfg["params"], cfg["seed"])
         if args.table:
             Path(args.table).parent.mkdir(parents=True, exist_ok=True)
             table.to_csv(args.table, index=False)
         names = _items(art, "author")["name"].tolist() + _items(art, "word")["name"].tolist()
-        fig = plots.synthetic_figure(models["dcode"], names, table, cfg.get("epochs", [10, 40, 70]))
+        fig = plots.synthetic_figure(model, names, table, cfg["epochs"])
     elif args.figure == "fig4":
         last = len(art.arrays["counts"]) - 1
         authors, words, names_a, names_w = figure_subset(
-            art, cfg.get("n_authors", 40), cfg.get("n_words", 428), last
+            art, cfg["n_authors"], cfg["n_words"], last
         )
         counts = sub_counts(art, authors, words, last)
-        model = make_variant("dcode", random_state=cfg.get("seed", 0), **cfg.get("params", {})).fit(
-            counts
-        )
+        model = fit_dcode("dynamic", cfg["params"], counts, cfg["seed"])
         if args.table:
             roles = ["author"] * len(authors) + ["word"] * len(words)
             coords = pd.DataFrame(model.means_[-1], columns=["x", "y"])
@@ -624,15 +783,15 @@ def _cmd_figure(args):
             art.meta.get("step_names", [""])[-1],
         )
     else:
-        pairs = [tuple(p) for p in cfg.get("pairs", [])]
+        pairs = [tuple(p) for p in cfg["pairs"]]
         table, n_emb = pair_trajectories(
             art,
             pairs,
-            cfg.get("n_authors", 40),
-            cfg.get("n_words", 428),
-            cfg.get("params", {}),
-            cfg.get("pca", {}),
-            cfg.get("seed", 0),
+            cfg["n_authors"],
+            cfg["n_words"],
+            cfg["params"],
+            cfg["pca"],
+            cfg["seed"],
         )
         if args.table:
             Path(args.table).parent.mkdir(parents=True, exist_ok=True)
@@ -643,22 +802,16 @@ def _cmd_figure(args):
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``dcode-*`` verbs to the command line."""
-    p = sub.add_parser("dcode-rank", help="Table 2 for one subset size (validation + test)")
+    p = sub.add_parser("dcode-rank", help="Table 2 for one size and observation model")
     p.add_argument("--artifact", required=True, help="nips12 artifact folder")
     p.add_argument("--size", required=True, help="'authors,words', e.g. 20,188")
     p.add_argument("--out", required=True, help="result file (.json)")
-    p.add_argument("--subsets", type=int, default=5)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--fit-step", type=int, default=11, help="last step filtered (test = +1)")
-    p.add_argument("--pool", type=int, nargs=2, default=[100, 500], metavar=("A", "W"))
-    p.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS)
-    p.add_argument("--params", default="{}", help="JSON {method: params}")
-    p.add_argument("--grid", default="{}", help="JSON validation grid of the D-CODE variants")
-    p.add_argument("--val-subsets", type=int, default=2, help="subsets used for validation")
     p.add_argument(
-        "--paper-words", default="set", choices=PAPER_WORDS, help="a paper's words: set or counts"
+        "--config",
+        required=True,
+        help="JSON settings: observation, subsets, seed, fit_step, pool, methods, params, grid, "
+        "val_subsets, val_steps, grid_extensions, prediction, paper_words (see table2_size)",
     )
-    p.add_argument("--references", nargs="*", default=REFERENCES, choices=REFERENCES)
     p.set_defaults(func=_cmd_table2_size)
 
     p = sub.add_parser("dcode-table", help="Table 2: ours beside the paper's")
@@ -674,5 +827,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--artifact", required=True)
     p.add_argument("--out", required=True, help="output path without extension")
     p.add_argument("--table", help="CSV of the plotted trajectories (fig3, fig5)")
-    p.add_argument("--config", default="{}", help="JSON figure settings")
+    p.add_argument("--config", required=True, help="JSON figure settings (with the seed)")
     p.set_defaults(func=_cmd_figure)

@@ -32,24 +32,33 @@ model is a proper Gaussian -- ``eta`` is shifted so the gradient at ``Theta_0`` 
 conditioning adds canonical parameters, and prediction adds ``transition_var * I`` to the
 covariance. Filtering only (the paper filters up to T-1 and predicts T; no smoothing).
 
-Weight of one step (``likelihood``). Eq. (2) is printed "proportional to" with the
-*normalised* ``p_ij``: the evidence of one token, whatever the number N_t of tokens of the step.
-That is the default (``"empirical"``). The log-likelihood of the counts themselves is
-``sum_ij C_t(i, j) log p(i, j) = N_t x (2)``: ``likelihood="counts"`` multiplies ``eta`` and
-``Lambda`` of (13) by N_t. The factor decides the filter: on NIPS (40 authors, 428 words,
-~3e4 tokens a year) the per-token observation precision is ~6e-4 per author and ~7e-5 per word
-against a prior precision of ~0.1-10, so with "empirical" the means stay at their random start;
-with "counts" they spread out and authors land next to their words (use ``max_iter`` > 1 and a
-finite ``max_step``: a single expansion at the near-origin start overshoots by orders of
-magnitude, since the CODE likelihood has negative curvature there).
+Weight of one step (``likelihood``). The observation at step t is the whole count matrix
+``C_t``; its multinomial log-likelihood is ``sum_ij C_t(i, j) log p(i, j) = N_t x (2)`` with
+``N_t = sum C_t`` (eq. 2 is printed "up to a constant depending on the total number of
+interactions"): ``likelihood="counts"`` (the default) multiplies ``eta`` and ``Lambda`` of (13)
+by N_t. ``likelihood="per_token"`` reads (2) as the evidence of ONE token per step whatever N_t;
+on NIPS (~1e4 tokens a year) its observation precision is ~1e-4 of the prior's, so the means
+barely leave their random start and D-CODE's predictions come from the covariances alone. It is
+kept as the second reading of Table 2.
+
+Conditioning (``conditioning``). ``"mode"`` (default): the Gaussian approximation is expanded
+at the posterior mode of the step, found by L-BFGS on the exact log posterior
+``w log L(Theta) - 1/2 (Theta - mu)^T Lambda_prior (Theta - mu)`` (w = N_t or 1); that is the fixed
+point of iterated linearisation (re-expanding (13) at the new mean until it stops moving), since
+the projected observation keeps the exact gradient at its expansion point. With count-weighted
+observations one expansion at the near-origin predicted mean overshoots by orders of magnitude
+(the CODE likelihood has negative curvature there). ``"single"``: the paper's one expansion at
+the predicted mean ``mu_{t|t-1}`` (section 3.2.1).
 
 Variants (section 4.1): ``mode="full"`` (D-CODE) predicts with the posterior distributions:
 ``E[exp(-||phi_i - psi_j||^2)]`` in closed form under the Gaussian posterior of
 ``phi_i - psi_j`` (its covariance keeps the author-word correlations), ``Z`` treated as a
 constant (it cancels in ``p(w | a)``); ``mode="mle"`` (D-CODE MLE) evaluates (1) at the
-posterior means. ``static=True`` (Static D-CODE [MLE]) embeds only the last count matrix; as one
-linearisation from the near-origin prior would hardly move, the conditioning is iterated to the
-posterior mode (``max_iter``, see :class:`DCODE`).
+posterior means; both come from the same fit (``log_word_given_author(mode=...)``).
+``static=True`` (Static D-CODE [MLE]) embeds only the last count matrix, conditioned like one
+step of the dynamic filter. Prediction of the next step (``horizon=1``): the one-step predictive
+distribution, the filtered one plus the transition noise, so every ``phi_i - psi_j`` gains
+``2 transition_var I`` of covariance (the means do not move: MLE ranks are unchanged).
 """
 
 from __future__ import annotations
@@ -59,14 +68,21 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+import scipy.optimize
 import scipy.sparse as sp
 import scipy.special
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from embedlab.kernels.cooccurrence import log_likelihood_and_gradient
+
 #: weightings of the observation log-likelihood of one step (see :class:`DCODE`)
-LIKELIHOODS = ("empirical", "counts")
+LIKELIHOODS = ("counts", "per_token")
+#: where the Gaussian observation model of a step is expanded
+CONDITIONINGS = ("mode", "single")
+#: prediction with the posterior distributions (D-CODE) or the posterior means (D-CODE MLE)
+MODES = ("full", "mle")
 #: largest state dimension k(A+W) handled (dense precision matrices of this size are stored)
 MAX_STATE_DIM = 12_000
 #: fits up to this state dimension run their dense linear algebra on one BLAS thread: more
@@ -129,27 +145,14 @@ def partition_function(authors, words, p_authors, p_words) -> float:
 
 
 def log_likelihood(theta: np.ndarray, p_joint: np.ndarray) -> float:
-    """Exact normalised CODE log-likelihood (eq. 2) of positions ``theta`` ((A+W) x k)."""
-    A = p_joint.shape[0]
-    delta, g = _pair_terms(theta[:A], theta[A:])
-    p_a, p_w = p_joint.sum(axis=1), p_joint.sum(axis=0)
-    sq = np.einsum("ijd,ijd->ij", delta, delta)
-    # log Z by logsumexp: far-apart positions must not underflow Z to 0 (log Z = -inf)
-    with np.errstate(divide="ignore"):
-        log_w = np.log(p_a)[:, None] + np.log(p_w)[None, :]
-    return float(-(p_joint * sq).sum() - scipy.special.logsumexp(log_w - sq))
+    """Exact normalised CODE log-likelihood (eq. 2) of positions ``theta`` ((A+W) x k);
+    :func:`embedlab.kernels.cooccurrence.log_likelihood_and_gradient` gives both."""
+    return log_likelihood_and_gradient(theta, p_joint)[0]
 
 
 def log_likelihood_gradient(theta: np.ndarray, p_joint: np.ndarray) -> np.ndarray:
     """Gradient of :func:`log_likelihood` with respect to ``theta`` ((A+W) x k)."""
-    A = p_joint.shape[0]
-    delta, g = _pair_terms(theta[:A], theta[A:])
-    p_a, p_w = p_joint.sum(axis=1), p_joint.sum(axis=0)
-    z = p_a @ g @ p_w
-    # d/dphi_i of -p_ij ||delta||^2 is -2 p_ij delta; of -log Z it is +2 w_ij g_ij delta / z
-    coef = -2.0 * p_joint + 2.0 * np.outer(p_a, p_w) * g / z
-    pair = coef[:, :, None] * delta
-    return np.concatenate([pair.sum(axis=1), -pair.sum(axis=0)])
+    return log_likelihood_and_gradient(theta, p_joint)[1]
 
 
 @dataclass
@@ -403,23 +406,17 @@ class DCODE(BaseEstimator):
     initial_var : prior variance of every coordinate before the first step.
     init_scale : standard deviation of the random initial means around the origin.
     eigenvalue_floor : negative (or tiny) observation-precision eigenvalues are raised to this.
-    mode : ``"full"`` (predict with the posterior distributions) or ``"mle"`` (posterior means).
+    mode : default prediction of :meth:`log_word_given_author`: ``"full"`` (with the posterior
+        distributions, D-CODE) or ``"mle"`` (posterior means, D-CODE MLE).
     static : if True embed only the last count matrix (Static D-CODE / Static D-CODE MLE).
-    max_iter : linearisations per conditioning step; 1 is the paper's filter (expand once at
-        the predicted mean). More: iterated conditioning with backtracking on the exact log
-        posterior until the mean moves less than ``tol`` (a Gaussian approximation at the
-        posterior mode); the static variants use this to converge on C_{T-1}.
-    likelihood : weight of one step's observation model. ``"empirical"`` (default): eq. (2) as
-        printed, ``sum_ij p_ij log p(i, j)`` with the normalised empirical ``p_ij`` -- the
-        evidence of ONE token whatever the number of tokens N_t; next to a prior of O(1)
-        precision the means of a large data set then barely move. ``"counts"``: the log-likelihood
-        of the counts themselves, ``sum_ij C_t(i, j) log p(i, j) = N_t x (2)`` (the factor that
-        (2)'s "proportional to" drops), i.e. ``eta`` and ``Lambda`` of (13) times N_t. With
-        strong observations one linearisation at a near-origin mean is far from the mode (the
-        CODE likelihood has negative curvature there); use it with ``max_iter`` > 1 and a finite
-        ``max_step``.
-    max_step : trust region of the iterated conditioning: no coordinate moves more than this per
-        iteration (default unbounded).
+    likelihood : ``"counts"`` (default): the observation log-likelihood of step t is
+        ``N_t x (2)``, the multinomial log-likelihood of the counts; ``"per_token"``: eq. (2)
+        as printed, one token's evidence per step (see the module docstring).
+    conditioning : ``"mode"`` (default): expand the observation model at the posterior mode of
+        the step (L-BFGS on the exact log posterior); ``"single"``: the paper's one expansion
+        at the predicted mean.
+    max_iter, tol : L-BFGS iterations per step and its tolerance on the largest gradient
+        component of the negative log posterior, relative to the step's weight (N_t or 1).
     random_state : seed of the initial means (numpy Generator).
 
     Attributes (T = number of filtered steps; 1 when static)
@@ -430,9 +427,10 @@ class DCODE(BaseEstimator):
         their means (inverse diagonal precision blocks; the paper's Fig. 3 ellipses).
     difference_covariances_ : (T, A, W, k, k) posterior covariance of ``phi_i - psi_j``.
     author_marginals_, word_marginals_ : (T, A), (T, W) empirical marginals of each step.
-    n_raised_ : (T,) observation-precision eigenvalues raised by the PD projection per step
-        (at the last iteration of the step).
-    n_iter_ : (T,) conditioning iterations used per step.
+    n_raised_ : (T,) observation-precision eigenvalues raised by the PD projection per step.
+    n_iter_ : (T,) L-BFGS iterations per step (1 for ``conditioning="single"``).
+    mode_residual_ : (T,) largest coordinate move of one more linearisation at the final
+        expansion point (~0 at a mode; the distance from the mode for ``"single"``).
     covariance_ : full posterior covariance of the last step; embedding_ : ``means_[-1]``.
     """
 
@@ -445,10 +443,10 @@ class DCODE(BaseEstimator):
         eigenvalue_floor: float = 1e-6,
         mode: str = "full",
         static: bool = False,
-        max_iter: int = 1,
-        tol: float = 1e-4,
-        likelihood: str = "empirical",
-        max_step: float = np.inf,
+        likelihood: str = "counts",
+        conditioning: str = "mode",
+        max_iter: int = 5000,
+        tol: float = 1e-6,
         random_state=None,
     ):
         self.n_components = n_components
@@ -458,23 +456,20 @@ class DCODE(BaseEstimator):
         self.eigenvalue_floor = eigenvalue_floor
         self.mode = mode
         self.static = static
+        self.likelihood = likelihood
+        self.conditioning = conditioning
         self.max_iter = max_iter
         self.tol = tol
-        self.likelihood = likelihood
-        self.max_step = max_step
         self.random_state = random_state
 
     def _check_params(self, shape) -> None:
-        if self.mode not in ("full", "mle"):
-            raise ValueError(f"mode must be 'full' or 'mle', got {self.mode!r}")
-        for name in ("transition_var", "initial_var", "eigenvalue_floor"):
+        _check_choice("mode", self.mode, MODES)
+        _check_choice("likelihood", self.likelihood, LIKELIHOODS)
+        _check_choice("conditioning", self.conditioning, CONDITIONINGS)
+        for name in ("transition_var", "initial_var", "eigenvalue_floor", "tol"):
             value = getattr(self, name)
             if not (np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
-        if self.likelihood not in LIKELIHOODS:
-            raise ValueError(f"likelihood must be one of {LIKELIHOODS}, got {self.likelihood!r}")
-        if not self.max_step > 0:
-            raise ValueError(f"max_step must be positive, got {self.max_step!r}")
         if int(self.max_iter) < 1:
             raise ValueError(f"max_iter must be >= 1, got {self.max_iter!r}")
         state_dim = self.n_components * (shape[0] + shape[1])
@@ -484,67 +479,67 @@ class DCODE(BaseEstimator):
                 "dense precision matrices; embed a subset of authors and words"
             )
 
-    def _linearised_posterior(
-        self, prior: GaussianBelief, p_joint, expansion, weight=1.0, check=True
-    ):
+    def _linearised_posterior(self, prior: GaussianBelief, p_joint, expansion, weight):
         """Condition ``prior`` on the Gaussian observation model expanded at ``expansion``."""
         n = expansion.size // self.n_components
         eta, lam = observation_canonical(p_joint, expansion.reshape(n, self.n_components))
-        eta, lam = weight * eta, weight * lam
-        eta, lam, raised = project_observation(eta, lam, expansion, self.eigenvalue_floor)
-        post = condition(prior, eta, lam)
-        step = np.abs(post.mean - expansion).max()
-        if check and (not np.isfinite(step) or step > 1e6):
-            raise FloatingPointError(
-                f"D-CODE conditioning diverged (mean step {step:.3g}); lower initial_var / "
-                "transition_var or raise eigenvalue_floor"
-            )
-        return post, raised
-
-    def _condition_step(self, prior: GaussianBelief, p_joint: np.ndarray, weight: float = 1.0):
-        """One conditioning step; returns (posterior, eigenvalues raised, iterations).
-
-        ``max_iter == 1``: the paper's filter, expanded once at the predicted mean. Otherwise
-        iterated conditioning: re-expand at the current mean, take the step towards the new
-        posterior mean with backtracking on the exact log posterior (eq. 2 + Gaussian prior),
-        until the mean moves less than ``tol``; the covariance is the one at the final point.
-        """
-        iterated = int(self.max_iter) > 1
-        post, raised = self._linearised_posterior(
-            prior, p_joint, prior.mean, weight, check=not iterated
+        eta, lam, raised = project_observation(
+            weight * eta, weight * lam, expansion, self.eigenvalue_floor
         )
-        if not iterated:
-            return post, raised, 1
+        return condition(prior, eta, lam), raised
+
+    def _posterior_mode(self, prior: GaussianBelief, p_joint, weight) -> tuple[np.ndarray, int]:
+        """Mode of ``weight x (2) + log N(Theta; mu, Lambda^-1)`` by L-BFGS from ``mu``.
+
+        Stops when the largest gradient component is below ``tol x weight`` (the log posterior
+        scales with the weight) or after ``max_iter`` iterations; returns (mode, iterations).
+        """
         k = self.n_components
         shape = (prior.mean.size // k, k)
 
-        def log_posterior(x):
+        def negative_log_posterior(x):
             d = x - prior.mean
-            loglik = weight * log_likelihood(x.reshape(shape), p_joint)
-            return loglik - 0.5 * d @ prior.precision @ d
+            Pd = prior.precision @ d
+            value, grad = log_likelihood_and_gradient(x.reshape(shape), p_joint)
+            return 0.5 * d @ Pd - weight * value, Pd - weight * grad.ravel()
 
-        x, value = prior.mean, log_posterior(prior.mean)
-        n_iter = 0
-        while n_iter < int(self.max_iter):
-            n_iter += 1
-            step, alpha = post.mean - x, 1.0
-            if not np.isfinite(step).all():
-                break
-            # trust region: a linearisation far from the mode (negative curvature floored)
-            # can propose huge steps; no coordinate moves more than max_step at once
-            step *= min(1.0, self.max_step / max(np.abs(step).max(), 1e-300))
-            while alpha > 1e-6:
-                candidate = log_posterior(x + alpha * step)
-                if np.isfinite(candidate) and candidate >= value:
-                    break
-                alpha *= 0.5
-            else:  # no ascent along the step: x is (numerically) a mode
-                break
-            x, value = x + alpha * step, candidate
-            post, raised = self._linearised_posterior(prior, p_joint, x, weight, check=False)
-            if alpha * np.abs(step).max() < self.tol:
-                break
-        return GaussianBelief(x, post.covariance, post.precision), raised, n_iter
+        result = scipy.optimize.minimize(
+            negative_log_posterior,
+            prior.mean,
+            jac=True,
+            method="L-BFGS-B",
+            options={
+                "maxiter": int(self.max_iter),
+                "gtol": self.tol * weight,
+                "ftol": 1e-14,
+                "maxcor": 20,
+            },
+        )
+        if not np.isfinite(result.x).all():
+            raise FloatingPointError("D-CODE: the posterior mode search left the finite numbers")
+        return result.x, int(result.nit)
+
+    def _condition_step(self, prior: GaussianBelief, p_joint, weight):
+        """One conditioning step; returns (posterior, eigenvalues raised, iterations, residual).
+
+        The posterior is the prior conditioned on the observation model expanded at the
+        posterior mode (``"mode"``) or at the predicted mean (``"single"``); ``residual`` is how
+        far one more linearisation would move the mean (max over coordinates).
+        """
+        if self.conditioning == "single":
+            expansion, n_iter = prior.mean, 1
+        else:
+            expansion, n_iter = self._posterior_mode(prior, p_joint, weight)
+        post, raised = self._linearised_posterior(prior, p_joint, expansion, weight)
+        residual = float(np.abs(post.mean - expansion).max())
+        if not np.isfinite(residual) or residual > 1e6:
+            raise FloatingPointError(
+                f"D-CODE conditioning diverged (mean step {residual:.3g}); lower initial_var / "
+                "transition_var or raise eigenvalue_floor"
+            )
+        if self.conditioning == "mode":  # the mode is the fixed point: keep it as the mean
+            post = GaussianBelief(expansion, post.covariance, post.precision)
+        return post, raised, n_iter, residual
 
     def fit(self, counts, y=None) -> DCODE:
         """Filter the sequence ``counts`` (list of T (A x W) matrices, dense or sparse).
@@ -580,6 +575,7 @@ class DCODE(BaseEstimator):
         self.word_marginals_ = np.zeros((T, W))
         self.n_raised_ = np.zeros(T, dtype=np.int64)
         self.n_iter_ = np.zeros(T, dtype=np.int64)
+        self.mode_residual_ = np.zeros(T)
         for t, C in enumerate(counts):
             if t > 0:
                 belief = belief.predict(self.transition_var)
@@ -587,8 +583,8 @@ class DCODE(BaseEstimator):
                 p_joint, p_a, p_w = empirical_distribution(C)
                 self.author_marginals_[t], self.word_marginals_[t] = p_a, p_w
                 weight = C.sum() if self.likelihood == "counts" else 1.0
-                belief, self.n_raised_[t], self.n_iter_[t] = self._condition_step(
-                    belief, p_joint, weight
+                belief, self.n_raised_[t], self.n_iter_[t], self.mode_residual_[t] = (
+                    self._condition_step(belief, p_joint, weight)
                 )
             cov = belief.covariance
             self.means_[t] = belief.mean.reshape(A + W, k)
@@ -602,26 +598,43 @@ class DCODE(BaseEstimator):
     def fit_transform(self, counts, y=None) -> np.ndarray:
         return self.fit(counts).embedding_
 
-    def log_word_given_author(self, t: int = -1, p_words: np.ndarray | None = None):
-        """``log p(w | a)`` (A, W) at filtered step ``t`` for Naive Bayes prediction.
+    def log_word_given_author(
+        self, t: int = -1, p_words: np.ndarray | None = None, mode=None, horizon: int = 0
+    ):
+        """``log p(w | a)`` (A, W) for Naive Bayes prediction from filtered step ``t``.
 
-        ``mode="full"``: expected model probabilities under the posterior; ``"mle"``: eq. (1)
-        at the posterior means. ``p_words`` defaults to the empirical word marginal of step t
-        (pass it explicitly for a step without counts).
+        ``mode`` (default ``self.mode``): ``"full"``, expected model probabilities under the
+        posterior; ``"mle"``, eq. (1) at the posterior means. ``horizon``: steps ahead of ``t``
+        (the predictive distribution adds ``2 horizon transition_var I`` to the covariance of
+        every ``phi_i - psi_j``; a static model has no transition and needs ``horizon=0``).
+        ``p_words`` defaults to the empirical word marginal of step t (pass it explicitly for a
+        step without counts).
         """
         check_is_fitted(self, "means_")
-        A = self.n_authors_
+        mode = self.mode if mode is None else mode
+        _check_choice("mode", mode, MODES)
+        if int(horizon) < 0 or (self.static and horizon):
+            raise ValueError(f"horizon must be >= 0 (0 for a static model), got {horizon!r}")
+        A, k = self.n_authors_, self.n_components
         pos = self.means_[t]
-        cov = self.difference_covariances_[t] if self.mode == "full" else None
+        cov = None
+        if mode == "full":
+            cov = self.difference_covariances_[t] + 2.0 * horizon * self.transition_var * np.eye(k)
         p_words = self.word_marginals_[t] if p_words is None else p_words
         return log_word_given_author(pos[:A], pos[A:], p_words, cov)
 
 
+def _check_choice(name: str, value, choices) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+
+
+#: the paper's variants (section 4.1); a dynamic and a static fit serve two variants each
 VARIANTS = {
     "dcode": {"mode": "full", "static": False},
     "dcode_mle": {"mode": "mle", "static": False},
-    "static_dcode": {"mode": "full", "static": True, "max_iter": 50},
-    "static_dcode_mle": {"mode": "mle", "static": True, "max_iter": 50},
+    "static_dcode": {"mode": "full", "static": True},
+    "static_dcode_mle": {"mode": "mle", "static": True},
 }
 
 

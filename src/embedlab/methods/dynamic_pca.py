@@ -32,9 +32,10 @@ def random_walk_embedding(C: np.ndarray, n_components: int, epsilon: float, walk
     degree = B.sum(axis=1)
     inv_sqrt = np.divide(1.0, np.sqrt(degree), out=np.zeros_like(degree), where=degree > 0)
     N = epsilon * np.eye(A + W) + (1.0 - epsilon) * (inv_sqrt[:, None] * B * inv_sqrt[None, :])
-    n = A + W
-    values, vectors = scipy.linalg.eigh(N, subset_by_index=[n - n_components - 1, n - 1])
-    order = np.argsort(values)[::-1][1:]  # drop the top (stationary) eigenvector
+    # the full spectrum by divide and conquer: the subset driver (evr) fails with "Internal
+    # Error" on some window-averaged NIPS graphs, and n = A + W is a few hundred at most
+    values, vectors = scipy.linalg.eigh(0.5 * (N + N.T), driver="evd")
+    order = np.argsort(values)[::-1][1 : n_components + 1]  # drop the stationary eigenvector
     values, vectors = values[order], vectors[:, order]
     scale = np.maximum(values, 0.0) ** (0.5 * walk_steps)
     return vectors * scale, values
