@@ -141,6 +141,19 @@ def test_fit_never_sees_the_test_step_or_later():
     assert before[0]["pairs"] == sum(len(a) for a in pa)
 
 
+def test_lle_with_too_few_active_authors_is_counted_not_fatal():
+    art = toy_corpus()
+    authors, words = np.arange(N_AUTHORS), np.arange(N_WORDS)
+    counts = dcode.sub_counts(art, authors, words, 3)
+    counts[-1][3:] = 0.0  # at most three active authors in the last fitted step
+    with pytest.raises(dcode.DegenerateEmbeddingError, match="authors active in the last year"):
+        dcode.method_log_p("lle", {"n_neighbors": 4}, counts, seed=0)
+    log_ps = dcode.subset_log_ps(
+        ["lle", "chance"], {"lle": {"n_neighbors": 4}}, counts, 0, "counts", "predictive"
+    )
+    assert log_ps["lle"] is None and log_ps["chance"] is not None
+
+
 def test_reference_rows_chance_and_empirical():
     art = toy_corpus()
     authors, words = np.arange(N_AUTHORS), np.arange(N_WORDS)

@@ -186,7 +186,8 @@ def method_log_p(method, params, counts, seed) -> np.ndarray:
     """``log p(w | a)`` (A, W) of a method other than the D-CODE variants, fitted on ``counts``.
 
     Every subset author gets a row. LLE places only the authors with counts in the last matrix;
-    the others get ``-inf`` rows (ranked below every placed author, tied). References:
+    the others get ``-inf`` rows (ranked below every placed author, tied); with no more
+    active authors than ``n_neighbors`` it cannot embed (counted as degenerate). References:
     ``chance`` is flat, ``empirical`` the smoothed word frequencies of the summed counts.
     """
     A, W = counts[-1].shape
@@ -197,6 +198,11 @@ def method_log_p(method, params, counts, seed) -> np.ndarray:
         return np.log(total / total.sum(axis=1, keepdims=True))
     if method == "lle":  # LLE places only authors active in the last matrix
         active = np.flatnonzero(counts[-1].sum(axis=1) > 0)
+        if active.size <= params["n_neighbors"]:  # counted with the degenerate embeddings
+            raise DegenerateEmbeddingError(
+                f"{active.size} authors active in the last year, n_neighbors "
+                f"{params['n_neighbors']}: LLE cannot embed them"
+            )
         model = CooccurrenceLLE(random_state=seed, **params).fit([c[active] for c in counts])
         L = np.full((A, W), -np.inf)
         L[active] = model.log_word_given_author(-1)
