@@ -1,7 +1,9 @@
 """Time one Diffeomap objective + gradient evaluation at the vowel size (m=2700, a=24, p=20,
-n=300) against a plain-numpy version of the same algebra, and estimate a 1000-iteration CG fit.
+n=300) against a plain-numpy version of the same algebra, and estimate a 1000-iteration CG fit;
+with --compare, L-BFGS against CG at equal numbers of gradient evaluations.
 
     .venv/bin/python benchmarks/bench_diffeomap.py [--repeats 3] [--fit-iters 10]
+    .venv/bin/python benchmarks/bench_diffeomap.py --compare [--artifact results/datasets/vowel]
 
 The data are Gaussian with the vowel shape (timings do not depend on the values). The plain
 version builds the kernel matrix and its derivative contraction through broadcast (m, n, a)
@@ -59,6 +61,59 @@ def best_of(fn, repeats):
     return min(times), out
 
 
+def two_sheets(m=80, seed=0):
+    """The two-class toy of tests/test_diffeomap.py: sheets z = +-0.5 of a 6 x 3 box."""
+    rng = np.random.default_rng(seed)
+    labels = np.repeat([0, 1], m // 2)
+    x, y = rng.uniform(-3, 3, m), rng.uniform(-1.5, 1.5, m)
+    z = np.where(labels == 0, 0.5, -0.5) + 0.05 * rng.standard_normal(m)
+    return np.c_[x, y, z], labels
+
+
+def compare_optimizers(args) -> None:
+    """Lowest energy after equal numbers of evaluations, and 1-NN errors, L-BFGS vs CG."""
+    from embedlab.evaluate.neighbours import loo_1nn_errors
+    from embedlab.experiments.diffeomap import prepare, rms_radius
+    from embedlab.methods.diffeomap import Diffeomap
+
+    cases = [("two sheets (m=80, p=5, n=40)", *two_sheets(), 0.3, 10.0, 5, 40)]
+    if args.artifact:
+        X, labels, _ = prepare(args.artifact, subsample=args.subsample)
+        size = f"m={len(X)}, p={args.p}, n={args.n}"
+        name = f"{args.artifact.rstrip('/').split('/')[-1]} ({size}, sigma_rel={args.sigma_rel})"
+        sigma = args.sigma_rel * rms_radius(X)
+        cases.append((name, X, labels, sigma, args.lam, args.p, args.n))
+    checkpoints = [c for c in (50, 100, 200, 300, 450, 700, 1000, 1500) if c <= args.evaluations]
+    for name, X, labels, sigma, lam, p, n in cases:
+        print(f"{name}: sigma={sigma:.4g} lam={lam:g}, budget {args.evaluations} evaluations")
+        print("optimizer | " + " | ".join(f"E@{c}" for c in checkpoints) + " | 1-NN errors | s")
+        for optimizer in ("lbfgs", "cg"):
+            model = Diffeomap(
+                sigma=sigma, lam=lam, p=p, n_basis=n, max_iter=10 * args.evaluations,
+                optimizer=optimizer, random_state=0,
+            )  # fmt: skip
+            start = time.perf_counter()
+            fit = _fit_with_budget(model, X, args.evaluations)
+            wall = time.perf_counter() - start
+            trace = fit.evaluation_trace
+            at = [f"{trace[min(c, len(trace)) - 1]:.5g}" for c in checkpoints]
+            errors = loo_1nn_errors(fit.trajectories[-1][:, :2], labels)
+            print(f"{optimizer} | " + " | ".join(at) + f" | {errors} | {wall:.0f}")
+
+
+def _fit_with_budget(model, X, evaluations):
+    """fit_trajectories with the estimator's settings, stopped after ``evaluations``."""
+    from embedlab.methods.diffeomap import fit_pca_rotation, select_basis
+
+    Z = fit_pca_rotation(X).apply(X)
+    basis = select_basis(X, model.n_basis, np.random.default_rng(model.random_state))
+    return fit_trajectories(
+        Z, n_components=2, sigma=model.sigma, lam=model.lam, p=model.p, basis=basis,
+        max_iter=model.max_iter, eps=model.eps, optimizer=model.optimizer,
+        max_evaluations=evaluations,
+    )  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--m", type=int, default=2700)
@@ -68,7 +123,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--fit-iters", type=int, default=0, help="also run this many CG iterations")
     parser.add_argument("--skip-plain", action="store_true", help="time only embedlab's version")
+    parser.add_argument("--compare", action="store_true", help="L-BFGS vs CG (see docstring)")
+    parser.add_argument("--artifact", help="--compare: also this vectors artifact (labels)")
+    parser.add_argument("--subsample", type=int, help="--compare: rows of the artifact")
+    parser.add_argument("--sigma-rel", type=float, default=0.1)
+    parser.add_argument("--lam", type=float, default=10.0)
+    parser.add_argument("--evaluations", type=int, default=450)
     args = parser.parse_args()
+    if args.compare:
+        compare_optimizers(args)
+        return
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((args.m, args.a))

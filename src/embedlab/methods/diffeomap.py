@@ -329,6 +329,7 @@ class DiffeomapFit:
     n_evaluations: int
     energy_trace: np.ndarray  # energy after each iteration
     message: str
+    evaluation_trace: np.ndarray | None = None  # lowest energy so far, after each evaluation
 
 
 OPTIMIZERS = {"lbfgs": "L-BFGS-B", "cg": "CG"}
@@ -365,6 +366,7 @@ def fit_trajectories(
         pass
 
     best = {"energy": np.inf, "x": None}
+    lowest: list[float] = []
 
     def objective(z):
         if max_evaluations is not None and state["evaluations"] >= max_evaluations:
@@ -379,6 +381,7 @@ def fit_trajectories(
             )
         if parts.energy < best["energy"]:
             best.update(energy=parts.energy, x=z.copy())
+        lowest.append(best["energy"])
         return parts.energy, parts.grad[1:].ravel()
 
     trace: list[float] = []
@@ -413,6 +416,7 @@ def fit_trajectories(
         n_evaluations=state["evaluations"],
         energy_trace=np.asarray(trace),
         message=message,
+        evaluation_trace=np.asarray(lowest),
     )
 
 
