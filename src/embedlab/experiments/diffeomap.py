@@ -11,9 +11,11 @@ Protocol (two stages, because the paper's settings cost ~10 min per vowel fit on
 data as fitted, so one grid suits datasets of any scale. For every run both maps are kept:
 ``Phi_p`` (the optimised end points, the paper's output) and ``flow`` (``transform(X)``, the
 learned reduced-set flow integrated from X); they differ by the velocity the basis cannot
-represent. Class labels for the 1-NN criterion: vowel / USPS ``labels``; NIPS text: papers
-having exactly one author among the ``top_authors`` most prolific ones (label = that author,
-1-NN searched among those papers only); mocap has none (its grid must be a single point).
+represent. Class labels for the 1-NN criterion: vowel / USPS ``labels``; NIPS text: the
+papers with one (``author_match`` "exactly_one", label = that author) or at least one ("any",
+all of them its classes) of the ``top_authors`` most prolific authors, 1-NN searched among
+those papers only (the set is chosen by :func:`author_set_readings`); mocap has none (its grid
+must be a single point).
 """
 
 from __future__ import annotations
