@@ -225,6 +225,7 @@ def fit_point(X, classes, sigma_rel, lam, settings: dict, seed: int) -> tuple[di
         off_subspace=est.off_subspace_energy_,
         n_iter=est.n_iter_,
         n_evaluations=est.n_evaluations_,
+        optimizer_message=est.optimizer_message_,
         flow_gap_rms=float(np.sqrt(np.mean(np.sum((maps["phi"] - maps["flow"]) ** 2, 1)))),
         error="",
     )
