@@ -1,7 +1,9 @@
 """Time one Diffeomap objective + gradient evaluation at the vowel size (m=2700, a=24, p=20,
-n=300) against a plain-numpy version of the same algebra, and estimate a 1000-iteration CG fit.
+n=300) against a plain-numpy version of the same algebra, and estimate a 1000-iteration CG fit;
+with --compare, L-BFGS against CG at equal numbers of gradient evaluations.
 
     .venv/bin/python benchmarks/bench_diffeomap.py [--repeats 3] [--fit-iters 10]
+    .venv/bin/python benchmarks/bench_diffeomap.py --compare [--artifact results/datasets/vowel]
 
 The data are Gaussian with the vowel shape (timings do not depend on the values). The plain
 version builds the kernel matrix and its derivative contraction through broadcast (m, n, a)
@@ -19,30 +21,29 @@ import scipy.linalg
 from embedlab.methods.diffeomap import diffeomap_energy, fit_trajectories
 
 
-def plain_step(Phi, V, basis, sigma, ridge):
-    """One reduced-set step with broadcast numpy kernels (the reference for the timing)."""
+def plain_step(Phi, V, basis, sigma, eps):
+    """One charged reduced-set step with broadcast numpy kernels (the reference for timing)."""
     centres = Phi[basis]
     diff = Phi[:, None, :] - centres[None, :, :]  # (m, n, a)
     Kmn = np.exp(-np.sum(diff**2, axis=2) / (2 * sigma**2))
     Knn = Kmn[basis]
-    A = Kmn.T @ Kmn + ridge * np.eye(len(basis))
-    beta = scipy.linalg.solve(A, Kmn.T @ V, assume_a="pos")
-    g = scipy.linalg.solve(A, Knn @ beta, assume_a="pos")
-    weight = 2 * (V - Kmn @ beta) @ g.T - 2 * (Kmn @ g) @ beta.T
-    weight[basis] += beta @ beta.T
+    Y = scipy.linalg.solve(Kmn.T @ Kmn + eps * Knn, Kmn.T @ V, assume_a="pos")
+    R = (V - Kmn @ Y) / eps
+    weight = -2 * R @ Y.T
+    weight[basis] += Y @ Y.T
     C = (weight * Kmn)[:, :, None] * diff / sigma**2  # dF/dPhi_j summands
     grad = -C.sum(axis=1)
     np.add.at(grad, basis, C.sum(axis=0))
-    return float(np.sum(beta * (Knn @ beta))), 2 * Kmn @ g, grad
+    return float(np.sum(V * R)), 2 * R, grad
 
 
-def plain_energy(T, sigma, lam, b, basis, ridge):
+def plain_energy(T, sigma, lam, b, basis, eps):
     p = len(T) - 1
     grad = np.zeros_like(T)
     energy = 0.0
     for k in range(p):
         V = p * (T[k + 1] - T[k])
-        norm2, dV, dPhi = plain_step(T[k], V, basis, sigma, ridge)
+        norm2, dV, dPhi = plain_step(T[k], V, basis, sigma, eps)
         energy += norm2 / p
         grad[k + 1] += dV
         grad[k] += dPhi / p - dV
@@ -60,6 +61,59 @@ def best_of(fn, repeats):
     return min(times), out
 
 
+def two_sheets(m=80, seed=0):
+    """The two-class toy of tests/test_diffeomap.py: sheets z = +-0.5 of a 6 x 3 box."""
+    rng = np.random.default_rng(seed)
+    labels = np.repeat([0, 1], m // 2)
+    x, y = rng.uniform(-3, 3, m), rng.uniform(-1.5, 1.5, m)
+    z = np.where(labels == 0, 0.5, -0.5) + 0.05 * rng.standard_normal(m)
+    return np.c_[x, y, z], labels
+
+
+def compare_optimizers(args) -> None:
+    """Lowest energy after equal numbers of evaluations, and 1-NN errors, L-BFGS vs CG."""
+    from embedlab.evaluate.neighbours import loo_1nn_errors
+    from embedlab.experiments.diffeomap import prepare, rms_radius
+    from embedlab.methods.diffeomap import Diffeomap
+
+    cases = [("two sheets (m=80, p=5, n=40)", *two_sheets(), 0.3, 10.0, 5, 40)]
+    if args.artifact:
+        X, labels, _ = prepare(args.artifact, subsample=args.subsample)
+        size = f"m={len(X)}, p={args.p}, n={args.n}"
+        name = f"{args.artifact.rstrip('/').split('/')[-1]} ({size}, sigma_rel={args.sigma_rel})"
+        sigma = args.sigma_rel * rms_radius(X)
+        cases.append((name, X, labels, sigma, args.lam, args.p, args.n))
+    checkpoints = [c for c in (50, 100, 200, 300, 450, 700, 1000, 1500) if c <= args.evaluations]
+    for name, X, labels, sigma, lam, p, n in cases:
+        print(f"{name}: sigma={sigma:.4g} lam={lam:g}, budget {args.evaluations} evaluations")
+        print("optimizer | " + " | ".join(f"E@{c}" for c in checkpoints) + " | 1-NN errors | s")
+        for optimizer in ("lbfgs", "cg"):
+            model = Diffeomap(
+                sigma=sigma, lam=lam, p=p, n_basis=n, max_iter=10 * args.evaluations,
+                optimizer=optimizer, random_state=0,
+            )  # fmt: skip
+            start = time.perf_counter()
+            fit = _fit_with_budget(model, X, args.evaluations)
+            wall = time.perf_counter() - start
+            trace = fit.evaluation_trace
+            at = [f"{trace[min(c, len(trace)) - 1]:.5g}" for c in checkpoints]
+            errors = loo_1nn_errors(fit.trajectories[-1][:, :2], labels)
+            print(f"{optimizer} | " + " | ".join(at) + f" | {errors} | {wall:.0f}")
+
+
+def _fit_with_budget(model, X, evaluations):
+    """fit_trajectories with the estimator's settings, stopped after ``evaluations``."""
+    from embedlab.methods.diffeomap import fit_pca_rotation, select_basis
+
+    Z = fit_pca_rotation(X).apply(X)
+    basis = select_basis(X, model.n_basis, np.random.default_rng(model.random_state))
+    return fit_trajectories(
+        Z, n_components=2, sigma=model.sigma, lam=model.lam, p=model.p, basis=basis,
+        max_iter=model.max_iter, eps=model.eps, optimizer=model.optimizer,
+        max_evaluations=evaluations,
+    )  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--m", type=int, default=2700)
@@ -69,22 +123,31 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--fit-iters", type=int, default=0, help="also run this many CG iterations")
     parser.add_argument("--skip-plain", action="store_true", help="time only embedlab's version")
+    parser.add_argument("--compare", action="store_true", help="L-BFGS vs CG (see docstring)")
+    parser.add_argument("--artifact", help="--compare: also this vectors artifact (labels)")
+    parser.add_argument("--subsample", type=int, help="--compare: rows of the artifact")
+    parser.add_argument("--sigma-rel", type=float, default=0.1)
+    parser.add_argument("--lam", type=float, default=10.0)
+    parser.add_argument("--evaluations", type=int, default=450)
     args = parser.parse_args()
+    if args.compare:
+        compare_optimizers(args)
+        return
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((args.m, args.a))
     T = X[None] + np.cumsum(0.05 * rng.standard_normal((args.p + 1, args.m, args.a)), axis=0)
     T[0] = X
     basis = np.sort(rng.choice(args.m, args.n, replace=False))
-    sigma, lam, ridge = 3.0, 1.0, 1e-10
+    sigma, lam, eps = 3.0, 1.0, 1.0
 
-    diffeomap_energy(T[:2, :50], sigma, lam, 2, basis[basis < 50], ridge)  # compile
-    ours, parts = best_of(lambda: diffeomap_energy(T, sigma, lam, 2, basis, ridge), args.repeats)
+    diffeomap_energy(T[:2, :50], sigma, lam, 2, basis[basis < 50], eps)  # compile
+    ours, parts = best_of(lambda: diffeomap_energy(T, sigma, lam, 2, basis, eps), args.repeats)
     print(f"m={args.m} a={args.a} p={args.p} n={args.n}")
     print(f"embedlab objective+gradient: {ours:.3f} s per evaluation")
     if not args.skip_plain:
         plain, (energy, grad) = best_of(
-            lambda: plain_energy(T, sigma, lam, 2, basis, ridge), max(1, args.repeats - 1)
+            lambda: plain_energy(T, sigma, lam, 2, basis, eps), max(1, args.repeats - 1)
         )
         rel = abs(parts.energy - energy) / abs(energy)
         grad_rel = np.abs(parts.grad - grad).max() / np.abs(grad).max()
@@ -97,7 +160,7 @@ def main() -> None:
         start = time.perf_counter()
         fit = fit_trajectories(
             Z, n_components=2, sigma=sigma, lam=lam, p=args.p, basis=basis,
-            max_iter=args.fit_iters, ridge=ridge,
+            max_iter=args.fit_iters, eps=eps, optimizer="cg",
         )  # fmt: skip
         wall = time.perf_counter() - start
         evals_per_iter = fit.n_evaluations / max(fit.n_iter, 1)

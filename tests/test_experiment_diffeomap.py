@@ -1,14 +1,18 @@
 """Diffeomap paper glue: classes, two-stage protocol, table and figures on tiny inputs."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+import yaml
 
 from embedlab import artifacts
 from embedlab.experiments import diffeomap as exp
 
 SETTINGS = {"p": 3, "n_basis": 20, "max_iter": 8}
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -63,14 +67,17 @@ def test_two_stage_protocol_table_and_figure(blobs, tmp_path):
 
 
 def test_full_basis_flow_reproduces_end_points(blobs, tmp_path):
-    """With every point in the basis the integrated flow equals Phi_p (no uncharged motion)."""
-    settings = {**SETTINGS, "n_basis": 36}
-    out = exp.embed(
-        blobs, tmp_path / "full.npz", {"sigma_rel": [0.5], "lam": [10.0]}, settings, stage="grid"
-    )
-    row = exp.load(out)["runs"][0]
-    assert row["flow_gap_rms"] < 1e-6
-    assert row["energy"] < row["off_subspace"] * 10.0 + row["kinetic"] + 1e-9
+    """With every point in the basis and eps -> 0 the integrated flow equals Phi_p; at eps = 1
+    the field leaves eps (K + eps)^-1 V of each step's velocity out, so the two differ."""
+    gaps = {}
+    for eps in (1e-8, 1.0):
+        settings = {**SETTINGS, "n_basis": 36, "eps": eps}
+        out = exp.embed(blobs, tmp_path / f"full{eps}.npz", {"sigma_rel": [0.5], "lam": [10.0]},
+                        settings, stage="grid")  # fmt: skip
+        row = exp.load(out)["runs"][0]
+        gaps[eps] = row["flow_gap_rms"]
+        assert row["energy"] < row["off_subspace"] * 10.0 + row["kinetic"] + 1e-9
+    assert gaps[1e-8] < 1e-5 and gaps[1.0] > 1e-3
 
 
 def test_single_unlabelled_point_is_selected_and_grids_need_labels(blobs, tmp_path):
@@ -105,3 +112,53 @@ def test_centre_on_body_removes_each_frames_translation_and_keeps_the_pose():
     np.testing.assert_allclose(centred[0], (pose - pose.mean(axis=0)).ravel(), atol=1e-12)
     with pytest.raises(ValueError, match="triples"):
         exp.centre_on_body(np.zeros((3, 4)))
+
+
+def test_shared_class_errors_counts_a_hit_when_any_class_is_shared():
+    Y = np.array([[0.0], [0.1], [5.0], [5.1], [9.0]])
+    S = np.array([[1, 0], [1, 1], [0, 1], [1, 0], [0, 0]])  # point 4 has no class
+    # 0 <-> 1 share class 0; 2's nearest is 3 (no shared class); 3's nearest is 2
+    assert exp.shared_class_errors(Y, S) == (2, 4)
+    assert exp.class_errors(Y, S) == (2, 4)
+    # with one class per row it is the ordinary 1-NN error count
+    labels = np.array([0, 0, 1, 1, 0])
+    assert exp.shared_class_errors(Y, np.eye(2, dtype=int)[labels]) == (
+        exp.class_errors(Y, labels)[0],
+        5,
+    )
+
+
+def test_author_match_any_gives_every_top_author_of_a_paper(tmp_path):
+    A = sp.csr_matrix(np.array([[1, 0, 0], [1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1]]))
+    art = artifacts.Artifact(
+        kind="vectors",
+        arrays={"X": np.random.default_rng(0).normal(size=(5, 4)), "paper_authors": A},
+        items=pd.DataFrame({"name": [f"p{i}" for i in range(5)]}),
+        meta={},
+    )
+    artifacts.save(art, tmp_path / "papers", "papers")
+    _, one, _ = exp.prepare(tmp_path / "papers", top_authors=2)
+    _, every, info = exp.prepare(tmp_path / "papers", top_authors=2, author_match="any")
+    assert one.tolist() == [0, 0, 1, -1, -1]
+    assert every.tolist() == [[1, 0], [1, 0], [0, 1], [1, 1], [0, 0]]
+    assert info["author_match"] == "any"
+    with pytest.raises(ValueError, match="author_match='some'"):
+        exp.prepare(tmp_path / "papers", top_authors=2, author_match="some")
+
+
+def test_quick_config_vowel_subsample_beats_pca(build_from_mirror, tmp_path):
+    """The quick run's vowel protocol (grid, then the best point refitted) has fewer LOO 1-NN
+    errors in 2-D than PCA on the same subsample."""
+    quick = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())["diffeomap"]
+    vowel = quick["datasets"]["vowel"]
+    artifacts.save(build_from_mirror("vowel"), tmp_path / "vowel", "vowel")
+    data = {"subsample": vowel["subsample"], "seed": quick["seed"]}
+    g = exp.embed(tmp_path / "vowel", tmp_path / "g.npz", vowel["grid"],
+                  quick["grid_settings"], stage="grid", **data)  # fmt: skip
+    f = exp.embed(tmp_path / "vowel", tmp_path / "f.npz", exp.select(g),
+                  quick["final_settings"], stage="final", **data)  # fmt: skip
+    b = exp.baselines(tmp_path / "vowel", tmp_path / "b.npz", ["pca"], **data)
+    pca = exp.load(b)["runs"][0]["errors"]
+    final = exp.load(f)["runs"][0]["errors_phi"]
+    assert pca > 150  # of 300: PCA mixes the vowels
+    assert final < 0.85 * pca

@@ -2,13 +2,24 @@
 
 if "diffeomap" in config:
     validate(config["diffeomap"], schema="../schemas/diffeomap.schema.yaml")
-    PAPER_TARGETS["diffeomap"] = [
-        "results/tables/diffeomap_1nn.csv",
-        "results/tables/diffeomap_1nn.md",
-    ] + expand(
-        "results/figures/diffeomap_{fig}.{ext}",
-        fig=config["diffeomap"]["figures"],
-        ext=["png", "pdf"],
+    PAPER_TARGETS["diffeomap"] = (
+        [
+            "results/tables/diffeomap_1nn.csv",
+            "results/tables/diffeomap_1nn.md",
+        ]
+        + (
+            [
+                "results/tables/diffeomap_nips_author_sets.csv",
+                "results/tables/diffeomap_nips_author_sets.md",
+            ]
+            if "nips_text" in config["diffeomap"]["table_datasets"]
+            else []
+        )
+        + expand(
+            "results/figures/diffeomap_{fig}.{ext}",
+            fig=config["diffeomap"]["figures"],
+            ext=["png", "pdf"],
+        )
     )
 
 DIFFEOMAP = config.get("diffeomap", {})
@@ -17,7 +28,7 @@ DIFFEOMAP_FIGURES = {"fig2": "mocap", "fig3": "vowel", "fig4": "usps"}
 
 
 # command-line options describing how a dataset is prepared (subset, PCA, classes)
-DIFFEOMAP_DATA_KEYS = ("subsample", "pca_dims", "top_authors")
+DIFFEOMAP_DATA_KEYS = ("subsample", "pca_dims", "top_authors", "author_match")
 diffeomap_data_args = lambda wc: " ".join(
     [f"--seed {DIFFEOMAP.get('seed', 0)}"]
     + [
@@ -36,10 +47,11 @@ diffeomap_data_args = lambda wc: " ".join(
         else []
     )
 )
-diffeomap_settings = (
-    lambda stage: "--p {p} --n-basis {n_basis} --max-iter {max_iter}".format(
+diffeomap_settings = lambda stage: (
+    "--p {p} --n-basis {n_basis} --max-iter {max_iter}".format(
         **DIFFEOMAP[f"{stage}_settings"]
     )
+    + f" --eps {DIFFEOMAP['eps']} --optimizer {DIFFEOMAP['optimizer']}"
 )
 diffeomap_threads = lambda wc: DIFFEOMAP["datasets"][wc.dataset].get("threads", 1)
 
@@ -149,6 +161,38 @@ rule diffeomap_table:
     shell:
         "python -m embedlab diffeomap-table --paper {input.paper:q} --csv {output.csv:q}"
         " --md {output.md:q} {input.files:q} > {log:q} 2>&1"
+
+
+rule diffeomap_author_sets:
+    """NIPS text: 2-D PCA 1-NN accuracy for readings of the paper's author classes."""
+    input:
+        artifact("nips_text"),
+    output:
+        csv=report(
+            "results/tables/diffeomap_nips_author_sets.csv",
+            caption="../report/diffeomap_author_sets.rst",
+            category="Diffeomap",
+            labels={"table": "NIPS text author sets"},
+        ),
+        md="results/tables/diffeomap_nips_author_sets.md",
+    log:
+        "logs/diffeomap/author_sets.log",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    params:
+        pca=lambda wc: (
+            f"--pca-dims {DIFFEOMAP['datasets']['nips_text']['pca_dims']}"
+            if "pca_dims" in DIFFEOMAP["datasets"]["nips_text"]
+            else ""
+        ),
+        seed=DIFFEOMAP.get("seed", 0),
+    shell:
+        "OPENBLAS_NUM_THREADS=1 python -m embedlab diffeomap-author-sets"
+        " --artifact results/datasets/nips_text {params.pca} --seed {params.seed}"
+        " --csv {output.csv:q} --md {output.md:q} > {log:q} 2>&1"
 
 
 rule diffeomap_figure:

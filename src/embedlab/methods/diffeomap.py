@@ -3,48 +3,45 @@
 Input x_j in R^a (j = 1..m) is centred and rotated onto its principal axes (all of them, so
 nothing is lost; r = min(a, m - 1) axes). A flow phi(x, t), phi(x, 0) = x,
 d phi / dt = v(phi, t), with each component of v(., t) in the RKHS of the Gaussian kernel
-k(x, y) = exp(-||x - y||^2 / (2 sigma^2)), is fitted by minimising, with the time discretised
-as t_k = k / p and the trajectories Phi_k = phi(X, t_k) (m x r, Phi_0 = X fixed):
+k(x, y) = exp(-||x - y||^2 / (2 sigma^2)), is fitted by minimising (paper section 3), with the
+time discretised as t_k = k / p and the trajectories Phi_k = phi(X, t_k) (m x r, Phi_0 = X):
 
-    E(Phi_1..Phi_p) = sum_{k<p} (1/p) ||v_k||_H^2  +  lam sum_j L(Phi_p[j]),
+    E(Phi_1..Phi_p) = sum_{k<p} (1/p) tr(V_k^T A_k V_k)  +  lam sum_j L(Phi_p[j]),
     V_k = p (Phi_{k+1} - Phi_k),     L(y) = sum_{d > b} y_d^2   (b = n_components).
 
-Full set: v_k = sum_{j<=m} alpha_kj k(Phi_k[j], .) interpolates V_k at the m points,
-alpha_k = K^-1 V_k, and ||v_k||^2 = tr(V_k^T K^-1 V_k), K = K(Phi_k, Phi_k).
+Full set (the reference): A = (K + eps 1)^-1, K = K(Phi_k, Phi_k); eps -> 0 is the paper's
+K^-1 (the RKHS norm of the interpolating field).
 
-Reduced set (basis I, n of the m points, chosen at random): v_k = sum_{i in I} beta_ki
-k(Phi_k[i], .), with beta_k the least-squares fit of the velocities at all m points,
+Reduced set (basis I, n of the m points at random; K_mn = K(Phi_k, Phi_k[I])): the Nystrom
+approximation of K plus eps 1, inverted by Woodbury (design/EXPERIMENTS.md section 3):
 
-    beta_k = (K_nm K_mn)^-1 K_nm V_k,    ||v_k||^2 = tr(beta_k^T K_nn beta_k)
-           = tr(V_k^T K_mn (K_nm K_mn)^-1 K_nn (K_nm K_mn)^-1 K_nm V_k),
+    A = (K_mn K_nn^-1 K_nm + eps 1)^-1 = eps^-1 (1 - K_mn (eps K_nn + K_nm K_mn)^-1 K_nm).
 
-(K_mn = K(Phi_k, Phi_k[I])), i.e. the paper's replacement for K^-1; for I = all points it
-equals the full energy. A constant ridge eps is added to the matrix that is inverted
-(K + eps 1, K_nm K_mn + eps 1) so that it stays well away from singular.
-Velocity components orthogonal to the span of K_mn are not charged: the fitted Phi_p then
-differs from the flow of the coefficient field beta for the training points by the
-integrated residual V_k - K_mn beta_k (zero for the full set).
+With Y = (eps K_nn + K_nm K_mn)^-1 K_nm V and R = (V - K_mn Y) / eps:
 
-Gradient of one step, with A = K_nm K_mn + eps 1, beta = A^-1 K_nm V,
-g = A^-1 K_nn beta and R = V - K_mn beta:
+    tr(V^T A V) = tr(V^T R) = min_beta tr(beta^T K_nn beta) + ||V - K_mn beta||^2 / eps,
 
-    d||v||^2 / dV   = 2 K_mn g
-    d||v||^2 / dK_mn = 2 R g^T - 2 (K_mn g) beta^T     (plus beta beta^T on the rows I, as dK_nn)
+attained at beta = Y: the RKHS norm of the field v = sum_{i in I} Y_i k(Phi_k[i], .) plus the
+velocity it does not represent, charged at 1/eps, so every velocity costs (A has full rank;
+an earlier rank-n form left motion outside the span of K_mn free). Derivatives:
 
-and the kernel-matrix weight is pulled back to the trajectories with
-:func:`embedlab.kernels.diffeomap.gaussian_kernel_vjp`. Cost per step O(m n^2 + n^3 + m n r).
-Full set: d/dV = 2 alpha, d/dK = -alpha alpha^T.
+    dE/dV = 2 R,    dE/dK_mn = -2 R Y^T,    dE/dK_nn = Y Y^T,
 
-New points are mapped by the same forward-Euler scheme that defines V_k:
-x_{k+1} = x_k + (1/p) v_k(x_k). For the full set this reproduces Phi_p exactly on the
-training points (for a reduced set it differs by the uncharged residual above). The inverse
-solves x_k + (1/p) v_k(x_k) = x_{k+1} for k = p-1..0 by Newton's method, started from
-x_{k+1} - (1/p) v_k(x_{k+1}); recovering the inputs from their images checks that the
-discrete map is invertible on the data. (The continuous flow cannot fold; an Euler step with
-(1/p) Lip(v_k) >= 1 can, and then Newton finds another preimage or fails with an error.)
+pulled back to the trajectories with :func:`embedlab.kernels.diffeomap.gaussian_kernel_vjp`
+(K_nn = rows I of K_mn). Cost per step O(m n^2 + n^3 + m n r). For I = all points the
+reduced energy equals the full one at the same eps. eps = k(x, x) = 1 by default.
 
-Optimiser: nonlinear conjugate gradient (scipy, Polak-Ribiere) for ``max_iter`` iterations
-from Phi_k = X, as in the paper. Output: the first b coordinates of Phi_p.
+New points are mapped by the same forward-Euler scheme that defines V_k, with the charged
+field: x_{k+1} = x_k + (1/p) v_k(x_k). For the full set this reproduces Phi_p on the
+training points up to the eps-residual; the inverse solves x_k + (1/p) v_k(x_k) = x_{k+1} for
+k = p-1..0 by Newton's method, started from x_{k+1} - (1/p) v_k(x_{k+1}); recovering the
+inputs from their images checks that the discrete map is invertible on the data. (The
+continuous flow cannot fold; an Euler step with (1/p) Lip(v_k) >= 1 can, and then Newton
+finds another preimage or fails with an error.)
+
+Optimiser (``optimizer``): scipy's L-BFGS (default; the better at equal gradient evaluations,
+benchmarks/README.md) or nonlinear conjugate gradient (Polak-Ribiere, the paper's), for
+``max_iter`` iterations from Phi_k = X. Output: the first b coordinates of Phi_p.
 """
 
 from __future__ import annotations
@@ -62,7 +59,7 @@ from embedlab.kernels.diffeomap import gaussian_kernel, gaussian_kernel_vjp
 
 log = logging.getLogger(__name__)
 
-#: CG iterations between progress lines (energy) in the fit's log
+#: optimiser iterations between progress lines (energy) in the fit's log
 LOG_EVERY = 50
 
 # ----------------------------------------------------------------------------- input checks
@@ -140,55 +137,54 @@ def select_basis(X: np.ndarray, n_basis: int, rng: np.random.Generator) -> np.nd
 # ----------------------------------------------------------------------------- energy
 
 
-def _ridged_solve(M: np.ndarray, ridge: float, rhs: np.ndarray, what: str, sigma: float):
-    """(M + ridge 1)^-1 rhs.
+def _solve(M: np.ndarray, rhs: np.ndarray, what: str, sigma: float, eps: float):
+    """M^-1 rhs, with a message naming the matrix when it is singular.
 
     numpy's LAPACK on purpose, not scipy's: scipy's wheels carry a second OpenBLAS whose
     thread pool, alternating with numpy's, made evaluations 3-20x slower on 2 shared cores.
     """
-    M = M.copy()
-    M.flat[:: len(M) + 1] += ridge
     try:
         return np.linalg.solve(M, rhs)
     except np.linalg.LinAlgError as err:
         raise np.linalg.LinAlgError(
-            f"Diffeomap: {what} is singular (sigma={sigma}, ridge={ridge}); points have "
-            "(nearly) collided -- use a smaller sigma or a larger ridge"
+            f"Diffeomap: {what} is singular (sigma={sigma}, eps={eps}); points have "
+            "(nearly) collided -- use a smaller sigma or a larger eps"
         ) from err
 
 
-def _step_full(Phi, V, sigma, ridge):
-    """||v||^2 = tr(V^T (K + eps)^-1 V); its gradients wrt V and Phi; coefficients alpha."""
+def _step_full(Phi, V, sigma, eps):
+    """||v||^2 = tr(V^T (K + eps 1)^-1 V); its gradients wrt V and Phi; coefficients alpha."""
     K = gaussian_kernel(Phi, Phi, sigma)
-    alpha = _ridged_solve(K, ridge, V, "K", sigma)
+    M = K.copy()
+    M.flat[:: len(M) + 1] += eps
+    alpha = _solve(M, V, "K + eps 1", sigma, eps)
     norm2 = float(np.sum(V * alpha))
     grad_rows, grad_cols = gaussian_kernel_vjp(-(alpha @ alpha.T), K, Phi, Phi, sigma)
     return norm2, 2.0 * alpha, grad_rows + grad_cols, alpha
 
 
-def _step_reduced(Phi, V, basis, sigma, ridge):
-    """||v||^2 = tr(beta^T K_nn beta), beta = (K_nm K_mn + eps)^-1 K_nm V; gradients; beta."""
+def _step_reduced(Phi, V, basis, sigma, eps):
+    """tr(V^T R), R = (V - K_mn Y) / eps, Y = (eps K_nn + K_nm K_mn)^-1 K_nm V; gradients; Y."""
+    if eps <= 0:
+        raise ValueError(f"Diffeomap: the reduced-set energy needs eps > 0, got eps={eps}")
     centres = Phi[basis]
     Kmn = gaussian_kernel(Phi, centres, sigma)
     Knn = Kmn[basis]
-    A = Kmn.T @ Kmn
-    beta = _ridged_solve(A, ridge, Kmn.T @ V, "K_nm K_mn", sigma)
-    Knn_beta = Knn @ beta
-    norm2 = float(np.sum(beta * Knn_beta))
-    g = _ridged_solve(A, ridge, Knn_beta, "K_nm K_mn", sigma)
-    Kmn_g = Kmn @ g
-    # weight = 2 R g^T - 2 (K_mn g) beta^T as one product of inner dimension 2r
-    weight = np.hstack([2.0 * (V - Kmn @ beta), -2.0 * Kmn_g]) @ np.hstack([g, beta]).T
-    weight[basis] += beta @ beta.T
+    B = Kmn.T @ Kmn + eps * Knn
+    Y = _solve(B, Kmn.T @ V, "eps K_nn + K_nm K_mn", sigma, eps)
+    R = (V - Kmn @ Y) / eps
+    norm2 = float(np.sum(V * R))
+    weight = -2.0 * (R @ Y.T)  # dE/dK_mn
+    weight[basis] += Y @ Y.T  # dE/dK_nn (K_nn = rows I of K_mn)
     grad_Phi, grad_centres = gaussian_kernel_vjp(weight, Kmn, Phi, centres, sigma)
     grad_Phi[basis] += grad_centres
-    return norm2, 2.0 * Kmn_g, grad_Phi, beta
+    return norm2, 2.0 * R, grad_Phi, Y
 
 
-def _step(Phi, V, basis, sigma, ridge):
+def _step(Phi, V, basis, sigma, eps):
     if basis is None:
-        return _step_full(Phi, V, sigma, ridge)
-    return _step_reduced(Phi, V, basis, sigma, ridge)
+        return _step_full(Phi, V, sigma, eps)
+    return _step_reduced(Phi, V, basis, sigma, eps)
 
 
 @dataclass
@@ -205,18 +201,19 @@ def diffeomap_energy(
     lam: float,
     n_components: int,
     basis: np.ndarray | None = None,
-    ridge: float = 0.0,
+    eps: float = 1.0,
 ) -> EnergyParts:
-    """E = sum_{k<p} (1/p) ||v_k||^2 + lam sum_j sum_{d>=b} Phi_p[j, d]^2 and dE/dPhi.
+    """E = sum_{k<p} (1/p) tr(V_k^T A_k V_k) + lam sum_j sum_{d>=b} Phi_p[j, d]^2 and dE/dPhi.
 
-    ``trajectories`` is (p + 1, m, r) with Phi_0 first; ``basis`` None means the full set.
+    ``trajectories`` is (p + 1, m, r) with Phi_0 first; ``basis`` None means the full set,
+    A = (K + eps 1)^-1; otherwise the charged reduced set, A = (K_mn K_nn^-1 K_nm + eps 1)^-1.
     """
     p = trajectories.shape[0] - 1
     grad = np.zeros_like(trajectories)
     kinetic = 0.0
     for k in range(p):
         V = p * (trajectories[k + 1] - trajectories[k])
-        norm2, dV, dPhi, _ = _step(trajectories[k], V, basis, sigma, ridge)
+        norm2, dV, dPhi, _ = _step(trajectories[k], V, basis, sigma, eps)
         kinetic += norm2 / p
         # E_k = norm2 / p, V = p (Phi_{k+1} - Phi_k): dE_k/dPhi_{k+1} = dV, dE_k/dPhi_k = ...
         grad[k + 1] += dV
@@ -228,21 +225,21 @@ def diffeomap_energy(
 
 
 def velocity_coefficients(
-    trajectories: np.ndarray, sigma: float, basis: np.ndarray | None = None, ridge: float = 0.0
+    trajectories: np.ndarray, sigma: float, basis: np.ndarray | None = None, eps: float = 1.0
 ) -> tuple[np.ndarray, np.ndarray]:
     """(centres, coef), each (p, n, r): v_k(x) = sum_i coef[k, i] k(centres[k, i], x).
 
-    Full set: centres = Phi_k, coef = (K + eps)^-1 V_k; reduced set: centres = Phi_k[I],
-    coef = beta_k = (K_nm K_mn + eps)^-1 K_nm V_k -- the coefficients the energy charges.
+    Full set: centres = Phi_k, coef = (K + eps 1)^-1 V_k; reduced set: centres = Phi_k[I],
+    coef = Y_k = (eps K_nn + K_nm K_mn)^-1 K_nm V_k -- the field whose norm the energy charges.
     """
     p = trajectories.shape[0] - 1
     rows = slice(None) if basis is None else basis
     centres = np.stack([trajectories[k][rows] for k in range(p)])
     coef = np.stack(
         [
-            _step(
-                trajectories[k], p * (trajectories[k + 1] - trajectories[k]), basis, sigma, ridge
-            )[3]
+            _step(trajectories[k], p * (trajectories[k + 1] - trajectories[k]), basis, sigma, eps)[
+                3
+            ]
             for k in range(p)
         ]
     )
@@ -330,8 +327,12 @@ class DiffeomapFit:
     off_subspace: float
     n_iter: int
     n_evaluations: int
-    energy_trace: np.ndarray  # energy after each CG iteration
+    energy_trace: np.ndarray  # energy after each iteration
     message: str
+    evaluation_trace: np.ndarray | None = None  # lowest energy so far, after each evaluation
+
+
+OPTIMIZERS = {"lbfgs": "L-BFGS-B", "cg": "CG"}
 
 
 def fit_trajectories(
@@ -343,24 +344,44 @@ def fit_trajectories(
     p: int,
     basis: np.ndarray | None,
     max_iter: int,
-    ridge: float = 0.0,
+    eps: float = 1.0,
     init: np.ndarray | None = None,
+    optimizer: str = "lbfgs",
+    max_evaluations: int | None = None,
 ) -> DiffeomapFit:
-    """Minimise E over Phi_1..Phi_p by scipy's nonlinear CG, from Phi_k = Z unless ``init``
-    (p, m, r) is given. Runs ``max_iter`` iterations (gtol = 0) unless the line search fails."""
+    """Minimise E over Phi_1..Phi_p from Phi_k = Z (unless ``init`` (p, m, r) is given).
+
+    ``optimizer``: "lbfgs" (scipy L-BFGS-B, 10 corrections, no bounds) or "cg" (scipy's
+    nonlinear CG, Polak-Ribiere). Runs ``max_iter`` iterations (gradient tolerance 0) or until
+    ``max_evaluations`` objective+gradient evaluations, or until the line search fails.
+    """
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"Diffeomap: unknown optimizer={optimizer!r}; expected one of "
+                         f"{sorted(OPTIMIZERS)}")  # fmt: skip
     m, r = Z.shape
     start = np.broadcast_to(Z, (p, m, r)) if init is None else init
     state = {"evaluations": 0}
 
+    class _Budget(Exception):
+        pass
+
+    best = {"energy": np.inf, "x": None}
+    lowest: list[float] = []
+
     def objective(z):
+        if max_evaluations is not None and state["evaluations"] >= max_evaluations:
+            raise _Budget
         trajectories = np.concatenate([Z[None], z.reshape(p, m, r)])
-        parts = diffeomap_energy(trajectories, sigma, lam, n_components, basis, ridge)
+        parts = diffeomap_energy(trajectories, sigma, lam, n_components, basis, eps)
         state["evaluations"] += 1
         if not np.isfinite(parts.energy) or not np.isfinite(parts.grad).all():
             raise FloatingPointError(
                 f"Diffeomap energy diverged ({parts.energy}) after {state['evaluations']} "
                 f"evaluations (sigma={sigma}, lam={lam})"
             )
+        if parts.energy < best["energy"]:
+            best.update(energy=parts.energy, x=z.copy())
+        lowest.append(best["energy"])
         return parts.energy, parts.grad[1:].ravel()
 
     trace: list[float] = []
@@ -368,27 +389,34 @@ def fit_trajectories(
     def record(intermediate_result):
         trace.append(float(intermediate_result.fun))
         if len(trace) % LOG_EVERY == 0:
-            log.info("CG iteration %d: energy %.6g", len(trace), trace[-1])
+            log.info("%s iteration %d: energy %.6g", optimizer, len(trace), trace[-1])
 
-    result = minimize(
-        objective,
-        np.array(start, dtype=np.float64).ravel(),
-        jac=True,
-        method="CG",
-        callback=record,
-        options={"maxiter": int(max_iter), "gtol": 0.0},
-    )
-    trajectories = np.concatenate([Z[None], result.x.reshape(p, m, r)])
-    parts = diffeomap_energy(trajectories, sigma, lam, n_components, basis, ridge)
+    options = {"maxiter": int(max_iter), "gtol": 0.0}
+    if optimizer == "lbfgs":
+        options.update(ftol=0.0, maxfun=np.iinfo(np.int32).max, maxls=40)
+    x0 = np.array(start, dtype=np.float64).ravel()
+    try:
+        result = minimize(
+            objective, x0, jac=True, method=OPTIMIZERS[optimizer], callback=record,
+            options=options,
+        )  # fmt: skip
+        n_iter, message = int(result.nit), str(result.message)
+    except _Budget:
+        n_iter, message = len(trace), f"stopped after max_evaluations={max_evaluations}"
+    # the lowest energy evaluated (a failed line search may end on a worse point)
+    x = x0 if best["x"] is None else best["x"]
+    trajectories = np.concatenate([Z[None], x.reshape(p, m, r)])
+    parts = diffeomap_energy(trajectories, sigma, lam, n_components, basis, eps)
     return DiffeomapFit(
         trajectories=trajectories,
         energy=parts.energy,
         kinetic=parts.kinetic,
         off_subspace=parts.off_subspace,
-        n_iter=int(result.nit),
+        n_iter=n_iter,
         n_evaluations=state["evaluations"],
         energy_trace=np.asarray(trace),
-        message=str(result.message),
+        message=message,
+        evaluation_trace=np.asarray(lowest),
     )
 
 
@@ -401,8 +429,9 @@ class Diffeomap(TransformerMixin, BaseEstimator):
     Parameters: ``n_components`` b; ``sigma`` the Gaussian kernel width (in the units of X);
     ``lam`` the weight of the off-subspace penalty; ``p`` time steps; ``n_basis`` reduced-set
     size n (clipped, with a warning, to the number of distinct points; all points gives the
-    exact full-set energy); ``max_iter`` CG iterations; ``ridge`` constant added to the
-    diagonal of the matrix inverted in each step; ``random_state`` seeds the basis choice.
+    exact full-set energy); ``max_iter`` optimiser iterations; ``eps`` the constant added to
+    the (Nystrom-approximated) kernel matrix, eps = k(x, x) = 1 by default; ``optimizer``
+    "lbfgs" or "cg"; ``random_state`` seeds the basis choice.
 
     Attributes: ``embedding_`` (m x b) = first b coordinates of Phi_p in the PCA frame;
     ``trajectories_`` (p + 1, m, r); ``pca_`` (mean, rotation); ``basis_`` (basis point
@@ -419,7 +448,8 @@ class Diffeomap(TransformerMixin, BaseEstimator):
         p: int = 20,
         n_basis: int = 300,
         max_iter: int = 1000,
-        ridge: float = 1e-10,
+        eps: float = 1.0,
+        optimizer: str = "lbfgs",
         random_state=None,
     ):
         self.n_components = n_components
@@ -428,7 +458,8 @@ class Diffeomap(TransformerMixin, BaseEstimator):
         self.p = p
         self.n_basis = n_basis
         self.max_iter = max_iter
-        self.ridge = ridge
+        self.eps = eps
+        self.optimizer = optimizer
         self.random_state = random_state
 
     def _check_params(self) -> None:
@@ -439,7 +470,8 @@ class Diffeomap(TransformerMixin, BaseEstimator):
             "p": int(self.p) == self.p and self.p >= 1,
             "n_basis": int(self.n_basis) == self.n_basis and self.n_basis >= 1,
             "max_iter": int(self.max_iter) == self.max_iter and self.max_iter >= 0,
-            "ridge": np.isfinite(self.ridge) and self.ridge >= 0,
+            "eps": np.isfinite(self.eps) and self.eps >= 0,
+            "optimizer": self.optimizer in OPTIMIZERS,
         }
         for name, ok in checks.items():
             if not ok:
@@ -456,6 +488,8 @@ class Diffeomap(TransformerMixin, BaseEstimator):
                 f"principal axes of X (shape {X.shape})"
             )
         basis = select_basis(X, int(self.n_basis), np.random.default_rng(self.random_state))
+        if basis is not None and self.eps <= 0:
+            raise ValueError(f"Diffeomap: a reduced set needs eps > 0, got eps={self.eps!r}")
         fit = fit_trajectories(
             Z,
             n_components=int(self.n_components),
@@ -464,14 +498,15 @@ class Diffeomap(TransformerMixin, BaseEstimator):
             p=int(self.p),
             basis=basis,
             max_iter=int(self.max_iter),
-            ridge=float(self.ridge),
+            eps=float(self.eps),
+            optimizer=self.optimizer,
         )
         self.pca_ = pca
         self.n_features_in_ = X.shape[1]
         self.basis_ = np.arange(len(X)) if basis is None else basis
         self.trajectories_ = fit.trajectories
         self.flow_centres_, self.flow_coef_ = velocity_coefficients(
-            fit.trajectories, float(self.sigma), basis, float(self.ridge)
+            fit.trajectories, float(self.sigma), basis, float(self.eps)
         )
         self.embedding_ = fit.trajectories[-1][:, : self.n_components].copy()
         self.energy_ = fit.energy
