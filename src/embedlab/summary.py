@@ -109,6 +109,9 @@ def diffeomap_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
             continue
         verdict = "not comparable" if r.verdict.startswith("subsampled") else r.verdict
         note = "subsampled quick run" if verdict == "not comparable" else str(r.params)
+        flow = getattr(r, "value_flow", float("nan"))
+        if p.method == "diffeomap" and pd.notna(flow):  # the end points are not the flow's
+            note += f"; the learned flow from the data gives {flow:g}"
         rows.append(_row("Diffeomap", "1-NN", item, p.value, float(r.value), verdict, note))
     return rows
 
