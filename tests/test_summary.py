@@ -62,19 +62,22 @@ def test_snest_rows_take_value_and_verdict_from_the_kl_table(tmp_path):
     assert "cell not in this run" in rows.loc["grqc SNE R^2 KL", "note"]
 
 
+ALL_IN_RANGE = {
+    "dataset": "mnist",
+    "dims": 2,
+    "metric": "generalisation_error",
+    "method": "all",
+    "low": 0.34,
+    "high": 0.37,
+    "note": "all in range",
+}
+
+
 def test_tste_claim_below_the_published_range_is_better(tmp_path):
     paper = _write(
         tmp_path / "tste_claims.csv",
         [
-            {
-                "dataset": "mnist",
-                "dims": 2,
-                "metric": "generalisation_error",
-                "method": "all",
-                "low": 0.34,
-                "high": 0.37,
-                "note": "all in range",
-            },
+            ALL_IN_RANGE,
             {
                 "dataset": "mnist",
                 "dims": 2,
@@ -141,17 +144,7 @@ def test_tste_claims_are_read_under_both_protocols(tmp_path):
     paper_dir.mkdir()
     paper = _write(
         paper_dir / "tste_claims.csv",
-        [
-            {
-                "dataset": "mnist",
-                "dims": 2,
-                "metric": "generalisation_error",
-                "method": "all",
-                "low": 0.34,
-                "high": 0.37,
-                "note": "all in range",
-            }
-        ],
+        [ALL_IN_RANGE],
     )
     tables = tmp_path / "tables"
     tables.mkdir()

@@ -71,6 +71,16 @@ def relative_error(g: np.ndarray, ref: np.ndarray) -> float:
     return float(np.linalg.norm(g - ref) / np.linalg.norm(ref))
 
 
+def gram_problem(seed: int, rank: int, n: int = 10, m: int = 60):
+    """(n, m random triplets, a Gram matrix K = Y Y^T of the given rank, a, b of K)."""
+    rng = np.random.default_rng(seed)
+    trip = random_triplets(rng, n, m)
+    Y = rng.normal(size=(n, rank))
+    K = Y @ Y.T
+    a, b = kern.sq_dists(K, trip, True)
+    return n, trip, K, a, b
+
+
 def away_from_hinge(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.all(np.abs(1.0 + a - b) > 1e-3))
 
@@ -99,12 +109,7 @@ def test_coordinate_objective_gradient_matches_finite_differences(name, dims, la
 @pytest.mark.parametrize("lam", [0.0, 0.5])
 def test_gram_objective_gradient_matches_finite_differences(name, lam):
     code, param = K_LOSSES[name]
-    rng = np.random.default_rng(11)
-    n, m = 10, 60
-    trip = random_triplets(rng, n, m)
-    Y = rng.normal(size=(n, 4))
-    K = Y @ Y.T
-    a, b = kern.sq_dists(K, trip, True)
+    n, trip, K, a, b = gram_problem(11, 4)
     assert away_from_hinge(a, b)
     objective = GramObjective(code, param, lam, trip, n)
     cost, G = objective(K)
@@ -406,12 +411,7 @@ def test_select_by_validation_picks_the_value_with_the_lowest_held_out_error():
 @pytest.mark.parametrize("weight", [0.3, 0.9])
 def test_coded_gnmds_k_objective_cost_and_gradient(weight):
     # (1 - mu) trace(K) + mu sum hinge, expressed as loss_weight = mu, lam = 1 - mu
-    rng = np.random.default_rng(11)  # a draw with no triplet on the hinge
-    n, m = 10, 60
-    trip = random_triplets(rng, n, m)
-    Y = rng.normal(size=(n, 4))
-    K = Y @ Y.T
-    a, b = kern.sq_dists(K, trip, True)
+    n, trip, K, a, b = gram_problem(11, 4)  # a draw with no triplet on the hinge
     assert away_from_hinge(a, b)
     objective = GramObjective(kern.GNMDS, 0.0, 1.0 - weight, trip, n, loss_weight=weight)
     cost, G = objective(K)
@@ -425,12 +425,7 @@ def test_coded_gnmds_k_objective_cost_and_gradient(weight):
 @pytest.mark.parametrize("lam", [0.1, 0.7])
 def test_coded_ste_k_objective_cost_and_gradient(lam):
     # (1 - lambda) (-log-likelihood) + lambda trace(K)
-    rng = np.random.default_rng(22)
-    n, m = 10, 60
-    trip = random_triplets(rng, n, m)
-    Y = rng.normal(size=(n, 3))
-    K = Y @ Y.T
-    a, b = kern.sq_dists(K, trip, True)
+    n, trip, K, a, b = gram_problem(22, 3)
     objective = GramObjective(kern.STE, 0.0, lam, trip, n, loss_weight=1.0 - lam)
     cost, G = objective(K)
     nll = -np.log(np.exp(-a) / (np.exp(-a) + np.exp(-b))).sum()

@@ -131,6 +131,48 @@ def choose_by_validation(
     return best, errors
 
 
+def _folds_and_grid(
+    method: str,
+    m: int,
+    dims: Iterable[int],
+    n_folds: int,
+    grid: Mapping[str, list] | None,
+    seed: int,
+    folds_used: int | None,
+) -> tuple[list[int], list, dict[str, list]]:
+    """(sorted dims, the folds to evaluate, grid) of one (dataset, method), checked: the grid
+    tunes at most one parameter; ``folds_used`` keeps the first folds of the same split."""
+    grid = dict(grid or {})
+    if len(grid) > 1:
+        raise ValueError(f"{method}: grid may tune one parameter, got {sorted(grid)}")
+    folds = kfold_triplets(m, n_folds, seed=seed)
+    if folds_used is not None:
+        if not 1 <= folds_used <= n_folds:
+            raise ValueError(f"{method}: folds_used must be in 1..{n_folds}, got {folds_used}")
+        folds = folds[:folds_used]
+    return sorted({int(d) for d in dims}), folds, grid
+
+
+def _metric_row(dataset, method, d, fold, gen, nn, params, validation, n_iter, seconds) -> dict:
+    """One row of a metrics CSV (logged as it is made)."""
+    log.info(
+        "%s %s d=%d fold %d: gen %.4f 1-NN %.4f (%.1f s)",
+        dataset, method, d, fold, gen, nn, seconds,
+    )  # fmt: skip
+    return {
+        "dataset": dataset,
+        "method": method,
+        "dims": d,
+        "fold": fold,
+        "generalisation_error": gen,
+        "loo_1nn_error": nn,
+        "params": params,
+        "validation_errors": json.dumps(validation),
+        "n_iter": n_iter,
+        "seconds": round(seconds, 3),
+    }
+
+
 def evaluate_method(
     artifact_dir: str | Path,
     method: str,
@@ -150,15 +192,7 @@ def evaluate_method(
     split, so its folds are a subset of a full run's); None = all.
     """
     trip, n, labels = load_triplets(artifact_dir, max_triplets, seed)
-    grid = dict(grid or {})
-    if len(grid) > 1:
-        raise ValueError(f"{method}: grid may tune one parameter, got {sorted(grid)}")
-    dims = sorted({int(d) for d in dims})
-    folds = kfold_triplets(len(trip), n_folds, seed=seed)
-    if folds_used is not None:
-        if not 1 <= folds_used <= n_folds:
-            raise ValueError(f"{method}: folds_used must be in 1..{n_folds}, got {folds_used}")
-        folds = folds[:folds_used]
+    dims, folds, grid = _folds_and_grid(method, len(trip), dims, n_folds, grid, seed, folds_used)
     dataset = Path(artifact_dir).name
     chosen: dict[int, dict[str, Any]] = {d: {} for d in dims}
     val_errors: dict[int, list[float]] = {d: [] for d in dims}
@@ -179,29 +213,10 @@ def evaluate_method(
                 method, group, trip[train], n, json.loads(key), seed + k, max_iter
             )
             for d, (Y, n_iter, seconds) in fits.items():
+                gen = triplet_error(Y, trip[test])
+                nn = loo_1nn_error_rate(Y, labels)
                 rows.append(
-                    {
-                        "dataset": dataset,
-                        "method": method,
-                        "dims": d,
-                        "fold": k,
-                        "generalisation_error": triplet_error(Y, trip[test]),
-                        "loo_1nn_error": loo_1nn_error_rate(Y, labels),
-                        "params": key,
-                        "validation_errors": json.dumps(val_errors[d]),
-                        "n_iter": n_iter,
-                        "seconds": round(seconds, 3),
-                    }
-                )
-                log.info(
-                    "%s %s d=%d fold %d: gen %.4f 1-NN %.4f (%.1f s)",
-                    dataset,
-                    method,
-                    d,
-                    k,
-                    rows[-1]["generalisation_error"],
-                    rows[-1]["loo_1nn_error"],
-                    seconds,
+                    _metric_row(dataset, method, d, k, gen, nn, key, val_errors[d], n_iter, seconds)
                 )
     return pd.DataFrame(rows).sort_values(["dims", "fold"]).reset_index(drop=True)
 
@@ -481,17 +496,9 @@ def evaluate_authors(
        error = fraction of test triplets with d_ij > d_il (ties correct); rows per fold.
     """
     trip, n, labels, allow_self = load_triplets(artifact_dir, max_triplets, seed, True)
-    grid = dict(grid or {})
-    if len(grid) > 1:
-        raise ValueError(f"{method}: grid may tune one parameter, got {sorted(grid)}")
     if nn_training not in ("first", "all"):
         raise ValueError(f"{method}: nn_training must be 'first' or 'all', got {nn_training!r}")
-    dims = sorted({int(d) for d in dims})
-    folds = kfold_triplets(len(trip), n_folds, seed=seed)
-    if folds_used is not None:
-        if not 1 <= folds_used <= n_folds:
-            raise ValueError(f"{method}: folds_used must be in 1..{n_folds}, got {folds_used}")
-        folds = folds[:folds_used]
+    dims, folds, grid = _folds_and_grid(method, len(trip), dims, n_folds, grid, seed, folds_used)
     dataset = Path(artifact_dir).name
     chosen: dict[str, Any] = {}
     violations: list[int] = []
@@ -508,23 +515,8 @@ def evaluate_authors(
 
     def add(d, fold, gen, nn, n_iter, seconds):
         rows.append(
-            {
-                "dataset": dataset,
-                "method": method,
-                "dims": d,
-                "fold": fold,
-                "generalisation_error": gen,
-                "loo_1nn_error": nn,
-                "params": key,
-                "validation_errors": json.dumps(violations),
-                "n_iter": n_iter,
-                "seconds": round(seconds, 3),
-            }
+            _metric_row(dataset, method, d, fold, gen, nn, key, violations, n_iter, seconds)
         )
-        log.info(
-            "%s %s d=%d fold %d: gen %.4f 1-NN %.4f (%.1f s)",
-            dataset, method, d, fold, gen, nn, seconds,
-        )  # fmt: skip
 
     nn_trip = trip[: search_split(len(trip), n_folds)] if nn_training == "first" else trip
     if kernel is not None and nn_training == "first":  # the search already fitted it
@@ -546,31 +538,19 @@ def evaluate_authors(
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> None:
+    common = dict(
+        seed=args.seed,
+        max_triplets=args.max_triplets,
+        folds_used=args.folds_used,
+    )
+    inputs = (args.artifact, args.method, args.dims, args.folds, json.loads(args.grid))
     if args.protocol == "authors_code":
         df = evaluate_authors(
-            args.artifact,
-            args.method,
-            args.dims,
-            args.folds,
-            json.loads(args.grid),
-            seed=args.seed,
-            max_iter=args.max_iter,
-            max_triplets=args.max_triplets,
-            nn_training=args.nn_training,
-            folds_used=args.folds_used,
+            *inputs, max_iter=args.max_iter, nn_training=args.nn_training, **common
         )
     else:
-        df = evaluate_method(
-            args.artifact,
-            args.method,
-            args.dims,
-            args.folds,
-            json.loads(args.grid),
-            seed=args.seed,
-            max_iter=1000 if args.max_iter is None else args.max_iter,
-            max_triplets=args.max_triplets,
-            folds_used=args.folds_used,
-        )
+        max_iter = 1000 if args.max_iter is None else args.max_iter
+        df = evaluate_method(*inputs, max_iter=max_iter, **common)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(args.out, index=False)
 
