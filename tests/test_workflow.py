@@ -168,9 +168,30 @@ def test_tste_runs_both_protocols(configfile):
     grid = json.loads(re.search(r"--grid '([^']*)'", music_ste_k[0]).group(1))
     assert grid == authors["grids"]["music"]["STE-K"]
     assert "mnist_triplets_1k_authors" in proc.stdout
+    assert not any("--folds-used" in c for c in evaluate)  # every fold unless configured
     maps = [line for line in lines if "tste-map" in line]
     assert len(maps) == len(authors["maps"]["fig3"]["methods"])
     assert all("datasets/mnist_triplets_5k_authors" in m for m in maps)
+
+
+def test_authors_folds_used_reaches_only_its_dataset_and_method(tmp_path):
+    override = tmp_path / "folds.yaml"
+    folds = {"mnist_triplets_1k_authors": {"STE-K": 2}}
+    override.write_text(yaml.safe_dump({"tste": {"authors_code": {"folds_used": folds}}}))
+    targets = [
+        f"results/metrics/tste_authors/{d}/{m}.csv"
+        for d in ("mnist_triplets_1k_authors", "music")
+        for m in ("STE-K", "STE-X")
+    ]
+    proc = snakemake(
+        *targets, "--dry-run", "--nolock", "--forceall", "--printshellcmds",
+        "--configfile", "config/config.yaml", str(override),
+    )  # fmt: skip
+    lines = [line for line in proc.stdout.splitlines() if "tste-evaluate" in line]
+    assert len(lines) == 4
+    limited = [c for c in lines if "--folds-used" in c]
+    assert len(limited) == 1 and "--folds-used 2" in limited[0]
+    assert "mnist_triplets_1k_authors " in limited[0] and "STE-K" in limited[0]
 
 
 @pytest.mark.parametrize(

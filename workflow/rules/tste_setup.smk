@@ -94,6 +94,9 @@ def tste_authors_args(wc):
         args += f" --max-iter {A['max_iter']}"
     if wc.dataset in A.get("max_triplets", {}):
         args += f" --max-triplets {A['max_triplets'][wc.dataset]}"
+    folds_used = A.get("folds_used", {}).get(wc.dataset, {})
+    if wc.method in folds_used:
+        args += f" --folds-used {folds_used[wc.method]}"
     return args
 
 
