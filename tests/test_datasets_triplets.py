@@ -269,3 +269,115 @@ def test_music_rejects_malformed_files(tmp_path):
     scipy.io.savemat(files[music.TRIPLETS], {"triplets": np.ones((3, 2))})
     with pytest.raises(DatasetError, match="t.mat.*shape"):
         music.build(files)
+
+
+# --------------------------------------------------------------------------------------
+# the authors' released rule (STE_Release) on a hand-made point set
+
+
+def test_authors_rule_gives_exactly_the_expected_rank_ranges():
+    # 8 points on a line at distinct distances from each other: ranks are unambiguous
+    x = np.array([0.0, 1.0, 3.0, 6.0, 10.0, 15.0, 21.0, 28.0])
+    dist = (x[:, None] - x[None, :]) ** 2
+    order = mnist.rank_order(dist)
+    n, max_away = len(x), 3
+    assert (order[:, 0] == np.arange(n)).all()  # rank 1 is i itself
+    T = mnist.authors_triplets(order, 40000, max_away, np.random.default_rng(5))
+    assert T.dtype == np.int64 and T.shape == (40000, 3)
+    rank = np.argsort(order, axis=1) + 1  # rank[i, p] = 1-based rank of p from i
+    i, j, l = T.T
+    r_j, r_l = rank[i, j], rank[i, l]
+    assert set(r_j.tolist()) == {1, 2, 3}  # j rank uniform over 1..max_away
+    assert (j[r_j == 1] == i[r_j == 1]).all()  # rank 1: j = i, kept
+    for r in (1, 2, 3):  # l at rank r + 1 .. r + max_away, capped at n
+        got = set(r_l[r_j == r].tolist())
+        assert got == set(range(r + 1, min(n, r + max_away) + 1)), (r, got)
+    np.testing.assert_allclose(np.mean(r_j == 1), 1 / max_away, atol=0.01)
+    np.testing.assert_allclose(np.bincount(i, minlength=n) / len(i), 1 / n, atol=0.01)
+    # the cap: with max_away = n - 1 the largest ranks pile up on rank n
+    T = mnist.authors_triplets(order, 20000, n - 1, np.random.default_rng(1))
+    r_j, r_l = rank[T[:, 0], T[:, 1]], rank[T[:, 0], T[:, 2]]
+    assert r_l.max() == n and (r_l > r_j).all()
+    # u = 1..7 from r = 7: every l is rank 8 (= n)
+    assert (r_l[r_j == 7] == n).all()
+
+
+def test_authors_rank_order_puts_i_first_beside_duplicates():
+    dist = np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+    order = mnist.rank_order(dist)
+    assert order.tolist() == [[0, 1, 2], [1, 0, 2], [2, 0, 1]]
+
+
+def test_authors_rule_rejects_a_max_away_out_of_range():
+    order = mnist.rank_order(np.zeros((4, 4)))
+    with pytest.raises(ValueError, match="max_away=4"):
+        mnist.authors_triplets(order, 10, 4, np.random.default_rng(0))
+
+
+def test_authors_triplets_on_tiny_file(tmp_path):
+    # 6 images: grey levels 0, 10, 20, 40, 80, 160 (PCA-1 is the grey level, up to sign)
+    levels = [0, 10, 20, 40, 80, 160]
+    images = np.stack([np.full((28, 28), v, dtype=np.uint8) for v in levels])
+    files = {mnist.IMAGES: tmp_path / "images", mnist.LABELS: tmp_path / "labels"}
+    write_idx(files[mnist.IMAGES], images)
+    write_idx(files[mnist.LABELS], np.arange(6))
+    art = mnist.build_triplets_authors(
+        files, n_digits=6, n_triplets=3000, max_away=2, pca_dims=1, seed=0
+    )
+    assert art.meta["self_triplets"] is True and art.meta["n"] == 6
+    T = art["triplets"]
+    g = np.asarray(levels, dtype=float)[art.items["training_index"].to_numpy()]
+    d = np.abs(g[:, None] - g[None, :])
+    rank = np.argsort(mnist.rank_order(d**2), axis=1) + 1
+    r_j, r_l = rank[T[:, 0], T[:, 1]], rank[T[:, 0], T[:, 2]]
+    assert set(r_j.tolist()) == {1, 2}
+    assert ((r_l > r_j) & (r_l <= r_j + 2)).all()
+    assert (T[:, 0] == T[:, 1]).any() and (T[:, 0] != T[:, 2]).all()
+    assert art.meta["counts"]["self_triplets"] == int((T[:, 0] == T[:, 1]).sum())
+    with pytest.raises(DatasetError, match="max_away=6"):
+        mnist.build_triplets_authors(files, n_digits=6, n_triplets=10, max_away=6)
+
+
+def test_authors_triplets_from_mirror(build_from_mirror, mnist_pixels):
+    art = build_from_mirror("mnist_triplets_1k_authors", n_digits=300, n_triplets=5000)
+    T = art["triplets"]
+    assert art.meta["n"] == 300 and art.meta["self_triplets"] is True
+    assert T.shape == (5000, 3) and T.min() >= 0 and T.max() < 300
+    max_away = 50  # the registry's value
+    self_share = float(np.mean(T[:, 0] == T[:, 1]))
+    assert 0.5 / max_away < self_share < 1.5 / max_away
+    # ranks in the PCA-50 space of the whole training set
+    images, digits = mnist_pixels
+    np.testing.assert_array_equal(art["labels"], digits[art.items["training_index"]])
+    scores = mnist.pca_scores(images, 50)[art.items["training_index"].to_numpy()]
+    for i, j, l in T[np.random.default_rng(0).choice(5000, 200, replace=False)]:
+        d = ((scores - scores[i]) ** 2).sum(axis=1)
+        d[i] = -1.0
+        rj = int((d < d[j]).sum()) + 1  # 1-based rank (no ties in float PCA distances)
+        rl = int((d < d[l]).sum()) + 1
+        assert 1 <= rj <= max_away and rj < rl <= rj + max_away
+
+
+def test_self_triplets_are_valid_only_where_the_artifact_says_so():
+    import pandas as pd
+
+    from embedlab import artifacts
+    from embedlab.evaluate.triplets import check_triplets
+
+    items = pd.DataFrame({"name": ["a", "b", "c"]})
+
+    def art(T, **meta):
+        return artifacts.Artifact("triplets", {"triplets": np.asarray(T)}, items, {"n": 3, **meta})
+
+    T = np.array([[0, 0, 1], [1, 2, 0]])
+    artifacts.validate(art(T, self_triplets=True), "authors")
+    with pytest.raises(artifacts.ArtifactError, match="row 0 repeats"):
+        artifacts.validate(art(T), "paper_text")
+    with pytest.raises(artifacts.ArtifactError, match="repeats"):
+        artifacts.validate(art([[0, 1, 1]], self_triplets=True), "authors")
+    check_triplets(T, allow_self=True)
+    with pytest.raises(ValueError, match="row 0 repeats"):
+        check_triplets(T)
+    for row in ([0, 1, 0], [1, 0, 0]):
+        with pytest.raises(ValueError, match="repeats"):
+            check_triplets([row], n=3, allow_self=True)

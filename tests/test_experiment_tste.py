@@ -152,3 +152,98 @@ def test_folds_used_evaluates_the_first_folds_of_the_same_split(planted, metrics
     assert tste.folds_per_method([metrics[0]]) == {"t-STE-X": 2}
     with pytest.raises(ValueError, match="folds_used"):
         tste.evaluate_method(planted, "t-STE-X", [2], 2, seed=0, max_iter=10, folds_used=3)
+
+
+# --------------------------------------------------------------------------------------
+# the authors' released protocol
+
+
+@pytest.fixture(scope="module")
+def planted_self(tmp_path_factory):
+    """The planted set with self-triplets (i, i, l) added, marked as the authors' rule does."""
+    art = planted_triplets(m=1000, seed=1)
+    T = art["triplets"]
+    selfs = np.stack([T[:100, 0], T[:100, 0], T[:100, 2]], axis=1)
+    art.arrays["triplets"] = np.vstack([T, selfs])
+    art.meta["self_triplets"] = True
+    folder = tmp_path_factory.mktemp("tste_authors") / "planted_self"
+    artifacts.save(art, folder, "planted_self")
+    return folder
+
+
+def test_authors_search_split_is_the_first_tenth_in_generation_order(monkeypatch):
+    assert tste.search_split(100000, 10) == 10000
+    assert tste.search_split(9090, 10) == 909
+    seen = []
+
+    def fake_fit(method, dims, triplets, n, values, seed, max_iter, allow_self):
+        seen.append(triplets.copy())
+        return {max(dims): (np.zeros((n, max(dims))), 1, 0.0)}, None
+
+    monkeypatch.setattr(tste, "authors_fit", fake_fit)
+    trip = np.array([[k % 7, (k + 1) % 7, (k + 2) % 7] for k in range(50)])
+    best, violations, kernel = tste.authors_search(
+        "CKL-X", [2, 4], "mu", [0.0, 0.1], trip, 7, 10, 0, None, False
+    )
+    assert len(seen) == 2 and all(np.array_equal(s, trip[:5]) for s in seen)  # rows 0..4
+    # all-zero maps: d_ij = d_il, a tie, which the authors count as correct
+    assert violations == [0, 0] and best == 0.0 and kernel is None
+
+
+def test_authors_params_map_the_searched_value_onto_the_coded_objectives():
+    assert tste.authors_params("GNMDS-K", {"mu": 0.2}) == {
+        "learning_rate": 1.0, "init_rank": 2, "loss_weight": 0.2, "lam": 0.8,
+    }  # fmt: skip
+    assert tste.authors_params("STE-K", {"lam": 0.3}) == {
+        "learning_rate": 1.0, "init_rank": 2, "loss_weight": 0.7, "lam": 0.3,
+    }  # fmt: skip
+    assert tste.authors_params("CKL-K", {"mu": 0.04})["unit_diagonal"] is False
+    assert tste.authors_params("CKL-X")["learning_rate"] == 1e-5
+    assert tste.authors_params("t-STE-X") == {"learning_rate": 2.0}
+    assert tste.authors_max_iter("STE-K", None) == 2000
+    assert tste.authors_max_iter("STE-X", None) == 1000
+    assert tste.authors_max_iter("STE-K", 5) == 5
+    with pytest.raises(ValueError, match="searches no"):
+        tste.authors_params("t-STE-X", {"mu": 0.1})
+
+
+def test_authors_protocol_rows(planted_self):
+    df = tste.evaluate_authors(
+        planted_self, "GNMDS-K", [2, 3], 2, {"mu": [0.5, 0.9]}, seed=0, max_iter=40
+    )
+    assert sorted(set(df["fold"])) == [-1, 0, 1]
+    nn = df[df["fold"] == -1]
+    assert nn["generalisation_error"].isna().all() and nn["loo_1nn_error"].notna().all()
+    folds = df[df["fold"] >= 0]
+    assert folds["loo_1nn_error"].isna().all()
+    assert folds["generalisation_error"].between(0, 0.5).all()
+    assert len(json.loads(df["validation_errors"].iloc[0])) == 2
+    assert json.loads(df["params"].iloc[0])["mu"] in (0.5, 0.9)
+    t = tste.fig2_table([_write(df, planted_self.parent / "g.csv")])
+    assert list(t.columns) == ["dims", "GNMDS-K gen", "GNMDS-K 1nn"] and t.notna().all().all()
+    assert tste.folds_per_method([planted_self.parent / "g.csv"]) == {"GNMDS-K": 2}
+    x = tste.evaluate_authors(
+        planted_self, "t-STE-X", [2], 2, seed=0, max_iter=100, nn_training="all"
+    )
+    assert x.loc[x["fold"] >= 0, "generalisation_error"].mean() < 0.2
+    # self-triplets are accepted only where the artifact says so
+    with pytest.raises(ValueError, match="repeats"):
+        tste.fit_embeddings("STE-X", [2], np.array([[0, 0, 1], [1, 2, 0]]), 3, {}, 0, 5)
+
+
+def _write(df, path):
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_authors_map_is_rescaled_to_the_unit_square(planted_self, tmp_path):
+    tste.embed_map(
+        planted_self, "CKL-X", tmp_path / "m.npz", max_iter=50, params={"mu": 0.05},
+        protocol="authors_code",
+    )  # fmt: skip
+    Y, _, meta = tste.load_map(tmp_path / "m.npz")
+    np.testing.assert_allclose(Y.min(axis=0), 0.0)
+    np.testing.assert_allclose(Y.max(axis=0), 1.0)
+    assert meta["protocol"] == "authors_code"
+    with pytest.raises(ValueError, match="protocol"):
+        tste.embed_map(planted_self, "CKL-X", tmp_path / "x.npz", protocol="paper")

@@ -71,6 +71,16 @@ def relative_error(g: np.ndarray, ref: np.ndarray) -> float:
     return float(np.linalg.norm(g - ref) / np.linalg.norm(ref))
 
 
+def gram_problem(seed: int, rank: int, n: int = 10, m: int = 60):
+    """(n, m random triplets, a Gram matrix K = Y Y^T of the given rank, a, b of K)."""
+    rng = np.random.default_rng(seed)
+    trip = random_triplets(rng, n, m)
+    Y = rng.normal(size=(n, rank))
+    K = Y @ Y.T
+    a, b = kern.sq_dists(K, trip, True)
+    return n, trip, K, a, b
+
+
 def away_from_hinge(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.all(np.abs(1.0 + a - b) > 1e-3))
 
@@ -99,12 +109,7 @@ def test_coordinate_objective_gradient_matches_finite_differences(name, dims, la
 @pytest.mark.parametrize("lam", [0.0, 0.5])
 def test_gram_objective_gradient_matches_finite_differences(name, lam):
     code, param = K_LOSSES[name]
-    rng = np.random.default_rng(11)
-    n, m = 10, 60
-    trip = random_triplets(rng, n, m)
-    Y = rng.normal(size=(n, 4))
-    K = Y @ Y.T
-    a, b = kern.sq_dists(K, trip, True)
+    n, trip, K, a, b = gram_problem(11, 4)
     assert away_from_hinge(a, b)
     objective = GramObjective(code, param, lam, trip, n)
     cost, G = objective(K)
@@ -398,3 +403,87 @@ def test_select_by_validation_picks_the_value_with_the_lowest_held_out_error():
     assert errors[1] == 0.0 and errors[0] > 0.1
     with pytest.raises(ValueError, match="val_fraction"):
         select_by_validation(_FixedEmbedding, [True], trip, n=n, val_fraction=1.5)
+
+
+# ------------------------------------------------------- the t-STE authors' coded objectives
+
+
+@pytest.mark.parametrize("weight", [0.3, 0.9])
+def test_coded_gnmds_k_objective_cost_and_gradient(weight):
+    # (1 - mu) trace(K) + mu sum hinge, expressed as loss_weight = mu, lam = 1 - mu
+    n, trip, K, a, b = gram_problem(11, 4)  # a draw with no triplet on the hinge
+    assert away_from_hinge(a, b)
+    objective = GramObjective(kern.GNMDS, 0.0, 1.0 - weight, trip, n, loss_weight=weight)
+    cost, G = objective(K)
+    expected = (1 - weight) * np.trace(K) + weight * np.maximum(0.0, 1.0 + a - b).sum()
+    assert cost == pytest.approx(expected, rel=1e-12)
+    fd = central_difference(lambda Z: objective(Z)[0], K)
+    assert np.linalg.norm(fd) > 1e-3
+    assert relative_error(G, fd) < 1e-6
+
+
+@pytest.mark.parametrize("lam", [0.1, 0.7])
+def test_coded_ste_k_objective_cost_and_gradient(lam):
+    # (1 - lambda) (-log-likelihood) + lambda trace(K)
+    n, trip, K, a, b = gram_problem(22, 3)
+    objective = GramObjective(kern.STE, 0.0, lam, trip, n, loss_weight=1.0 - lam)
+    cost, G = objective(K)
+    nll = -np.log(np.exp(-a) / (np.exp(-a) + np.exp(-b))).sum()
+    assert cost == pytest.approx((1 - lam) * nll + lam * np.trace(K), rel=1e-12)
+    fd = central_difference(lambda Z: objective(Z)[0], K)
+    assert relative_error(G, fd) < 1e-6
+
+
+def test_step_rule_multiplies_by_1_01_on_a_decrease_and_halves_otherwise():
+    # f(x) = x^2 from x = 1 with step 1.5 overshoots (x -> -2x, cost up), halving brings the
+    # step below 1 (cost down), the growth by 1.01 takes it back above 1 and so on: both
+    # branches are taken. Each step must be the previous one times 1.01 when the cost just
+    # computed fell by more than 1e-7 below the one before (the first against +inf), else 0.5.
+    res = adaptive_descent(
+        lambda x: (float(np.sum(x**2)), 2.0 * x), np.ones(1), step=1.5, max_iter=60, tol=1e-7
+    )
+    steps, costs = np.asarray(res.steps), np.asarray(res.costs)
+    assert steps[0] == 1.5 and len(steps) == len(costs) == res.n_iter
+    previous = np.concatenate([[np.inf], costs[:-2]])
+    decreased = previous > costs[:-1] + 1e-7
+    np.testing.assert_allclose(steps[1:] / steps[:-1], np.where(decreased, 1.01, 0.5))
+    assert decreased.sum() >= 2 and (~decreased).sum() >= 2
+    # a flat cost: one "decrease" from +inf, then halved 5 times and stopped
+    flat = adaptive_descent(lambda x: (1.0, np.zeros_like(x)), np.ones(1), step=1.0)
+    np.testing.assert_allclose(flat.steps, [1.0, 1.01, 0.505, 0.2525, 0.12625, 0.063125])
+    # a decrease of exactly 1e-7 or less counts as none
+    costs_seq = iter([1.0, 1.0 - 5e-8, 0.5, 0.25])
+    tiny = adaptive_descent(
+        lambda x: (next(costs_seq), np.zeros_like(x)), np.ones(1), step=1.0, max_iter=4
+    )
+    np.testing.assert_allclose(tiny.steps, [1.0, 1.01, 0.505, 0.51005])
+
+
+def test_uncentred_gram_embedding_is_the_top_eigenpairs_of_k():
+    rng = np.random.default_rng(4)
+    Y = rng.normal(size=(12, 3)) + 5.0  # far from centred
+    K = Y @ Y.T
+    E = gram_embedding(K, 3, centre=False)
+    np.testing.assert_allclose(E @ E.T, K, atol=1e-8)
+    w = np.linalg.eigvalsh(K)[::-1][:2]
+    top2 = gram_embedding(K, 2, centre=False)
+    np.testing.assert_allclose(np.sort((top2**2).sum(0)), np.sort(w))
+
+
+def test_coded_k_forms_start_at_rank_two_and_ckl_k_keeps_its_diagonal_free():
+    rng = np.random.default_rng(5)
+    trip = random_triplets(rng, 15, 200)
+    est = CKL(form="K", mu=0.05, unit_diagonal=False, init_rank=2, max_iter=1, random_state=0)
+    est.fit(trip, n=15)
+    assert np.linalg.matrix_rank(est.kernel_, tol=1e-10) == 2  # x0 = Y Y^T, Y n x 2
+    assert not np.allclose(np.diag(est.kernel_), 1.0)
+    est = CKL(form="K", mu=0.05, max_iter=1, random_state=0).fit(trip, n=15)
+    np.testing.assert_allclose(np.diag(est.kernel_), 1.0)
+    with pytest.raises(ValueError, match="loss_weight applies to the K form"):
+        GNMDS(form="X", loss_weight=0.5).fit(trip, n=15)
+    with pytest.raises(ValueError, match="init_rank"):
+        STE(form="K", init_rank=0).fit(trip, n=15)
+    self_trip = np.vstack([trip, [[3, 3, 4]]])
+    with pytest.raises(ValueError, match="repeats"):
+        STE(max_iter=2).fit(self_trip, n=15)
+    STE(max_iter=2).fit(self_trip, n=15, allow_self=True)

@@ -135,10 +135,74 @@ def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path):
     assert "--folds-used" not in limited["music"][0]
 
 
+@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/quick.yaml"])
+def test_tste_runs_both_protocols(configfile):
+    """The default and the quick configuration run the paper-text and the authors' protocol:
+    both claims tables and Fig. 2s, the authors' Fig. 3; the authors' jobs carry their
+    dataset's grid and 1-NN training set."""
+    cfg = yaml.safe_load((REPO / configfile).read_text())["tste"]
+    assert cfg["protocols"] == ["paper_text", "authors_code"]
+    targets = [
+        "results/tables/tste_claims.csv",
+        "results/tables/tste_authors_claims.csv",
+        "results/figures/tste_fig2.png",
+        "results/figures/tste_authors_fig2.png",
+        "results/figures/tste_authors_fig3.png",
+    ]
+    proc = snakemake(
+        "--dry-run", "--nolock", "--forceall", "--printshellcmds", "--configfile", configfile
+    )
+    for t in targets:
+        assert t in proc.stdout, t
+    authors = cfg["authors_code"]
+    lines = [line for line in proc.stdout.splitlines() if "--protocol authors_code" in line]
+    evaluate = [line for line in lines if "tste-evaluate" in line]
+    expected = sum(
+        len(authors.get("methods_by_dataset", {}).get(d, authors["methods"]))
+        for d in authors["datasets"]
+    )
+    assert len(evaluate) == expected
+    music_ckl_x = [c for c in evaluate if "datasets/music " in c and "CKL-X" in c]
+    music_ste_k = [c for c in evaluate if "datasets/music " in c and "STE-K" in c]
+    assert "--nn-training first" in music_ckl_x[0] and "--nn-training all" in music_ste_k[0]
+    grid = json.loads(re.search(r"--grid '([^']*)'", music_ste_k[0]).group(1))
+    assert grid == authors["grids"]["music"]["STE-K"]
+    assert "mnist_triplets_1k_authors" in proc.stdout
+    assert not any("--folds-used" in c for c in evaluate)  # every fold unless configured
+    maps = [line for line in lines if "tste-map" in line]
+    assert len(maps) == len(authors["maps"]["fig3"]["methods"])
+    assert all("datasets/mnist_triplets_5k_authors" in m for m in maps)
+
+
+def test_authors_folds_used_reaches_only_its_dataset_and_method(tmp_path):
+    override = tmp_path / "folds.yaml"
+    folds = {"mnist_triplets_1k_authors": {"STE-K": 2}}
+    override.write_text(yaml.safe_dump({"tste": {"authors_code": {"folds_used": folds}}}))
+    targets = [
+        f"results/metrics/tste_authors/{d}/{m}.csv"
+        for d in ("mnist_triplets_1k_authors", "music")
+        for m in ("STE-K", "STE-X")
+    ]
+    proc = snakemake(
+        *targets, "--dry-run", "--nolock", "--forceall", "--printshellcmds",
+        "--configfile", "config/config.yaml", str(override),
+    )  # fmt: skip
+    lines = [line for line in proc.stdout.splitlines() if "tste-evaluate" in line]
+    assert len(lines) == 4
+    limited = [c for c in lines if "--folds-used" in c]
+    assert len(limited) == 1 and "--folds-used 2" in limited[0]
+    assert "mnist_triplets_1k_authors " in limited[0] and "STE-K" in limited[0]
+
+
 @pytest.mark.parametrize(
     "bad, expected",
     [
         ({"datasets": {"build": 5}}, "build"),
+        ({"tste": {"protocols": ["paper_text", "authors_kode"]}}, "authors_kode"),
+        (
+            {"tste": {"authors_code": {"grids": {"music": {"STE-K": {"lam": [1.5]}}}}}},
+            "1.5",
+        ),
         ({"datasets": {"build": ["school"], "bogus_key": 1}}, "bogus_key"),
         ({"data": {"registry": 7}}, "registry"),
         ({"dataz": {}}, "dataz"),

@@ -14,7 +14,8 @@ Kinds and the arrays they must hold:
 * ``similarity``   -- ``P``: symmetric, non-negative, zero diagonal, sums to 1, no empty row.
 * ``vectors``      -- ``X`` (n x D, finite); optional ``labels`` (n,).
 * ``triplets``     -- ``triplets`` (m x 3, int64, 0 <= index < n, three distinct indices);
-  ``n`` in meta; optional ``labels`` (n,).
+  ``n`` in meta; optional ``labels`` (n,). ``self_triplets: true`` in meta allows j = i (the
+  t-STE authors' released rule draws them); i = l and j = l stay errors.
 * ``cooccurrence`` -- ``counts``: list of T sparse (authors x words) count matrices; optional
   per-paper arrays (``paper_step``, ``paper_authors``, ``paper_words``).
 
@@ -157,7 +158,9 @@ def validate(art: Artifact, name: str = "?", *, atol: float = 1e-9) -> Artifact:
             _fail(name, "triplets", f"must be integer, got {T.dtype}")
         if T.min() < 0 or T.max() >= n:
             _fail(name, "triplets", f"indices must lie in [0, {n}), got [{T.min()}, {T.max()}]")
-        rep = (T[:, 0] == T[:, 1]) | (T[:, 0] == T[:, 2]) | (T[:, 1] == T[:, 2])
+        rep = (T[:, 0] == T[:, 2]) | (T[:, 1] == T[:, 2])
+        if art.meta.get("self_triplets") is not True:
+            rep |= T[:, 0] == T[:, 1]
         if rep.any():
             row = int(np.flatnonzero(rep)[0])
             _fail(name, "triplets", f"row {row} repeats an index: {T[row].tolist()}")

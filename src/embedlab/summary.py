@@ -119,8 +119,11 @@ def diffeomap_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
 _METHOD_VALUE = re.compile(r"([A-Za-z][\w-]*) (\d+\.\d+)")
 
 
-def tste_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
-    """The t-STE paper's claims (ranges of errors) against results/tables/tste_claims.csv."""
+def tste_rows(
+    paper_csv: Path, ours_csv: Path | None, table: str = "Fig. 2", section: str = "tste"
+) -> list[dict]:
+    """The t-STE paper's claims (ranges of errors) against results/tables/tste_claims.csv
+    (the paper-text reading; ``table`` names the reading in the summary)."""
     ours = pd.read_csv(ours_csv) if ours_csv else pd.DataFrame(columns=["claim", "holds"])
     by_claim = {r.claim: r for r in ours.itertuples()}
     rows = []
@@ -129,8 +132,8 @@ def tste_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
         item = p.note
         r = by_claim.get(p.note)
         if r is None or str(r.holds) == "not run":
-            note = _missing(ours_csv, "tste") or "dataset or dimension not in this run"
-            rows.append(_row("t-STE", "Fig. 2", item, value, note=note))
+            note = _missing(ours_csv, section) or "dataset or dimension not in this run"
+            rows.append(_row("t-STE", table, item, value, note=note))
             continue
         values = [float(v) for _, v in _METHOD_VALUE.findall(str(r.ours))]
         note = ""
@@ -141,8 +144,13 @@ def tste_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
             note = "lower errors than published; the claim as worded does not hold"
         else:
             verdict = "worse"
-        rows.append(_row("t-STE", "Fig. 2", item, value, str(r.ours), verdict, note, diff=""))
+        rows.append(_row("t-STE", table, item, value, str(r.ours), verdict, note, diff=""))
     return rows
+
+
+def tste_authors_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
+    """The same claims against results/tables/tste_authors_claims.csv (the authors' code)."""
+    return tste_rows(paper_csv, ours_csv, "Fig. 2 (authors' code)", "tste.authors_code")
 
 
 #: paper-values file -> (our table under results/tables/, the config section, its reader)
@@ -151,6 +159,10 @@ READERS: dict[str, tuple[str, str, Callable[[Path, Path | None], list[dict]]]] =
     "dcode_table2.csv": ("dcode_rank.csv", "dcode", dcode_rows),
     "diffeomap_1nn.csv": ("diffeomap_1nn.csv", "diffeomap", diffeomap_rows),
     "tste_claims.csv": ("tste_claims.csv", "tste", tste_rows),
+}
+#: further readings of a paper-values file: the t-STE claims under the authors' protocol
+MORE_READERS: dict[str, list[tuple[str, str, Callable[[Path, Path | None], list[dict]]]]] = {
+    "tste_claims.csv": [("tste_authors_claims.csv", "tste", tste_authors_rows)],
 }
 
 
@@ -183,9 +195,12 @@ def summary_table(
                 f"{paper_csv}: no summary reader for this paper-values file; "
                 f"add one to embedlab.summary.READERS (known: {sorted(READERS)})"
             )
-        ours_name, _, reader = READERS[paper_csv.name]
-        ours_csv = Path(tables_dir) / ours_name
-        rows += reader(paper_csv, ours_csv if ours_csv.exists() else None)
+        for ours_name, _, reader in [
+            READERS[paper_csv.name],
+            *MORE_READERS.get(paper_csv.name, []),
+        ]:
+            ours_csv = Path(tables_dir) / ours_name
+            rows += reader(paper_csv, ours_csv if ours_csv.exists() else None)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -47,57 +47,104 @@ rule tste_evaluate:
         " {params.subset} {params.folds_used} --out {output:q} > {log:q} 2>&1"
 
 
-rule tste_table:
-    """Fig. 2 as a table: mean errors over folds, rows = dimension, columns = methods."""
+rule tste_evaluate_authors:
+    """The authors' released Fig. 2 protocol for one (dataset, method): regulariser search on
+    the first 10 % of the triplets, 1-NN fits on the 1-NN training set, folds for the
+    generalisation error (embedlab.experiments.tste.evaluate_authors)."""
     input:
-        lambda wc: tste_metrics(wc.dataset),
+        lambda wc: artifact(wc.dataset),
+    output:
+        "results/metrics/tste_authors/{dataset}/{method}.csv",
+    log:
+        "logs/tste_authors/{dataset}/{method}.log",
+    wildcard_constraints:
+        method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
+    conda:
+        "../envs/embedlab.yaml"
+    threads: 2
+    resources:
+        mem_mb=4000,
+        runtime=600,
+    params:
+        folder=lambda wc: f"results/datasets/{wc.dataset}",
+        dims=TSTE_AUTHORS.get("dims", []),
+        folds=TSTE_AUTHORS.get("n_folds"),
+        seed=TSTE.get("seed", 0),
+        args=tste_authors_args,
+    shell:
+        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
+        " python -m embedlab tste-evaluate --protocol authors_code"
+        " --artifact {params.folder:q} --method {wildcards.method} --dims {params.dims}"
+        " --folds {params.folds} --seed {params.seed} {params.args} --out {output:q}"
+        " > {log:q} 2>&1"
+
+
+rule tste_table:
+    """Fig. 2 as a table: mean errors over folds, rows = dimension, columns = methods
+    (prefix tste: the paper's text; tste_authors: the authors' released code)."""
+    input:
+        lambda wc: tste_metrics(wc.prefix, wc.dataset),
     output:
         csv=report(
-            "results/tables/tste_{dataset}.csv",
+            "results/tables/{prefix}_{dataset}.csv",
             caption="../report/tste_table.rst",
             category="t-STE",
-            labels={"table": "Fig. 2: {dataset}"},
+            labels={"table": "Fig. 2: {prefix} {dataset}"},
         ),
-        md="results/tables/tste_{dataset}.md",
+        md="results/tables/{prefix}_{dataset}.md",
     log:
-        "logs/tste/table_{dataset}.log",
+        "logs/{prefix}/table_{dataset}.log",
     wildcard_constraints:
-        dataset=r"(?!claims)[A-Za-z0-9_]+",
+        prefix="tste|tste_authors",
+        dataset="|".join(TSTE_DATASETS) or "no-dataset",
     conda:
         "../envs/embedlab.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        protocol=lambda wc: (
+            "authors_code" if wc.prefix == "tste_authors" else "paper_text"
+        ),
     shell:
-        "python -m embedlab tste-table --dataset {wildcards.dataset} --csv {output.csv:q}"
+        "python -m embedlab tste-table --protocol {params.protocol}"
+        " --dataset {wildcards.dataset} --csv {output.csv:q}"
         " --md {output.md:q} {input:q} > {log:q} 2>&1"
 
 
 rule tste_claims:
-    """The paper's textual claims about Fig. 2, checked on our tables."""
+    """The paper's textual claims about Fig. 2, checked on one protocol's tables."""
     input:
-        tables=expand(
-            "results/tables/tste_{dataset}.csv", dataset=TSTE.get("datasets", [])
+        tables=lambda wc: expand(
+            "results/tables/{prefix}_{dataset}.csv",
+            prefix=wc.prefix,
+            dataset=TSTE_SECTION[wc.prefix].get("datasets", []),
         ),
         paper="config/paper_values/tste_claims.csv",
     output:
-        md="results/tables/tste_claims.md",
+        md="results/tables/{prefix}_claims.md",
         csv=report(
-            "results/tables/tste_claims.csv",
+            "results/tables/{prefix}_claims.csv",
             caption="../report/tste_claims.rst",
             category="t-STE",
-            labels={"table": "claims"},
+            labels={"table": "claims: {prefix}"},
         ),
     log:
-        "logs/tste/claims.log",
+        "logs/{prefix}/claims.log",
+    wildcard_constraints:
+        prefix="tste|tste_authors",
     conda:
         "../envs/embedlab.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        protocol=lambda wc: (
+            "authors_code" if wc.prefix == "tste_authors" else "paper_text"
+        ),
     shell:
-        "python -m embedlab tste-claims --paper {input.paper:q} --csv {output.csv:q}"
-        " --md {output.md:q} {input.tables:q} > {log:q} 2>&1"
+        "python -m embedlab tste-claims --protocol {params.protocol} --paper {input.paper:q}"
+        " --csv {output.csv:q} --md {output.md:q} {input.tables:q} > {log:q} 2>&1"
 
 
 rule tste_map:
@@ -127,20 +174,22 @@ rule tste_map:
 
 
 rule tste_figure:
-    """Fig. 2 (errors vs dimension), Fig. 3 (MNIST maps), Fig. 4 (music map)."""
+    """Fig. 2 (errors vs dimension), Fig. 3 (MNIST maps), Fig. 4 (music map); prefix tste:
+    the paper's text, tste_authors: the authors' released code."""
     input:
         tste_figure_inputs,
     output:
         png=report(
-            "results/figures/tste_{fig}.png",
+            "results/figures/{prefix}_{fig}.png",
             caption="../report/tste_figure.rst",
             category="t-STE",
-            labels={"figure": "{fig}"},
+            labels={"figure": "{prefix} {fig}"},
         ),
-        pdf="results/figures/tste_{fig}.pdf",
+        pdf="results/figures/{prefix}_{fig}.pdf",
     log:
-        "logs/tste/{fig}.log",
+        "logs/{prefix}/{fig}.log",
     wildcard_constraints:
+        prefix="tste|tste_authors",
         fig="fig2|fig3|fig4",
     conda:
         "../envs/embedlab.yaml"
@@ -154,6 +203,10 @@ rule tste_figure:
             if wc.fig == "fig4"
             else ""
         ),
+        protocol=lambda wc: (
+            "authors_code" if wc.prefix == "tste_authors" else "paper_text"
+        ),
     shell:
-        "python -m embedlab tste-figure {wildcards.fig} {params.artifact}"
+        "python -m embedlab tste-figure {wildcards.fig} --protocol {params.protocol}"
+        " {params.artifact}"
         " --out {params.stem:q} {input:q} > {log:q} 2>&1"

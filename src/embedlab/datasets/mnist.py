@@ -11,6 +11,17 @@ draw ``n_triplets`` triplets (i, j, l) with
 The digit labels are not used to make triplets; they are stored as ``labels``. Squared
 distances between 8-bit images are integers, computed exactly, so ties are real ties: they are
 broken by training-set order when ranking neighbours and never counted as "farther".
+
+The authors' released code (STE_Release ``mnist_experiment.m``, ``mnist_make_maps.m``) draws
+its triplets differently, :func:`build_triplets_authors`: PCA of the whole training set to 50
+dimensions; ``n_digits`` random digits; each digit's neighbours ranked by squared Euclidean
+distance in the 50-D space, rank 1 being the digit itself; max_away = round(n_digits / 20);
+
+* i uniform over the digits,
+* j = the digit at rank r, r uniform over 1..max_away (so j = i when r = 1),
+* l = the digit at rank min(n_digits, r + u), u uniform over 1..max_away,
+
+no de-duplication. The artifact's meta says ``self_triplets: true`` (j = i is allowed).
 """
 
 from __future__ import annotations
@@ -182,4 +193,95 @@ def build_triplets(
         arrays={"triplets": triplets, "labels": labels[index]},
         items=_items(index, labels[index]),
         meta={"n": int(n_digits), "image_shape": list(IMAGE_SHAPE)},
+    )
+
+
+# --------------------------------------------------------------------------------------
+# the authors' released rule (STE_Release)
+
+
+def pca_scores(pixels: np.ndarray, n_components: int) -> np.ndarray:
+    """Scores of ``pixels`` (rows) on their top ``n_components`` principal axes (float64):
+    the centred data times the leading eigenvectors of its covariance (drtoolbox's PCA).
+    Each axis' sign is fixed so that its largest-magnitude loading is positive."""
+    x = pixels.astype(np.float64)
+    mean = x.mean(axis=0)
+    cov = np.zeros((x.shape[1], x.shape[1]))
+    for start in range(0, len(x), 10000):  # float64 scatter in blocks (60000 x 784)
+        block = x[start : start + 10000] - mean
+        cov += block.T @ block
+    cov /= max(len(x) - 1, 1)
+    w, V = np.linalg.eigh(cov)
+    V = V[:, np.argsort(w)[::-1][:n_components]]
+    V *= np.where(V[np.abs(V).argmax(axis=0), np.arange(V.shape[1])] < 0, -1.0, 1.0)
+    return (x - mean) @ V
+
+
+def rank_order(dist: np.ndarray) -> np.ndarray:
+    """order[i, r-1] = the item at rank r from item i: ascending distance, ties by item order,
+    and item i itself at rank 1 (even beside duplicates or a rounding error)."""
+    ranked = np.array(dist, dtype=np.float64)
+    np.fill_diagonal(ranked, -np.inf)
+    return np.argsort(ranked, axis=1, kind="stable")
+
+
+def authors_triplets(
+    order: np.ndarray, n_triplets: int, max_away: int, rng: np.random.Generator
+) -> np.ndarray:
+    """(i, j, l) by the authors' rule on a rank table ``order`` (see :func:`rank_order`):
+    i uniform, j at rank r ~ U{1..max_away}, l at rank min(n, r + u), u ~ U{1..max_away}
+    (1-based ranks; rank 1 is i itself). Returns int64 (n_triplets, 3) in generation order."""
+    n = order.shape[0]
+    if not 1 <= max_away < n:
+        raise ValueError(f"max_away={max_away} must lie in 1..n-1 = {n - 1}")
+    i = rng.integers(0, n, size=n_triplets)
+    r = rng.integers(1, max_away + 1, size=n_triplets)
+    u = rng.integers(1, max_away + 1, size=n_triplets)
+    l_rank = np.minimum(n, r + u)
+    return np.stack([i, order[i, r - 1], order[i, l_rank - 1]], axis=1).astype(np.int64)
+
+
+def build_triplets_authors(
+    files: dict,
+    n_digits: int = 1000,
+    n_triplets: int = 100000,
+    max_away: int | None = None,
+    pca_dims: int = 50,
+    seed: int = 0,
+) -> Artifact:
+    """t-STE MNIST triplets by the authors' released rule (see module docstring):
+    PCA-``pca_dims`` space of the whole training set, max_away = round(n_digits / 20) unless
+    given, self-triplets (j = i) kept, no de-duplication; meta ``self_triplets: true``."""
+    images, labels = read_training_set(files)
+    source = raw_file(files, IMAGES)
+    index = random_subset(len(images), n_digits, seed, source)
+    if max_away is None:
+        max_away = int(np.floor(n_digits / 20 + 0.5))  # MATLAB round: halves away from zero
+    require(
+        1 <= max_away < n_digits,
+        source,
+        f"max_away={max_away} must lie in 1..n_digits-1 = {n_digits - 1}",
+    )
+    require(n_triplets > 0, source, f"n_triplets={n_triplets} must be positive")
+    require(
+        0 < pca_dims <= images.shape[1],
+        source,
+        f"pca_dims={pca_dims} must lie in 1..{images.shape[1]}",
+    )
+    scores = pca_scores(images, pca_dims)[index]
+    sq = np.einsum("ij,ij->i", scores, scores)
+    dist = sq[:, None] + sq[None, :] - 2.0 * (scores @ scores.T)
+    rng = np.random.default_rng([seed, 2])  # a stream apart from the subset's
+    triplets = authors_triplets(rank_order(dist), n_triplets, max_away, rng)
+    return Artifact(
+        kind="triplets",
+        arrays={"triplets": triplets, "labels": labels[index]},
+        items=_items(index, labels[index]),
+        meta={
+            "n": int(n_digits),
+            "image_shape": list(IMAGE_SHAPE),
+            "self_triplets": True,
+            "max_away": int(max_away),
+            "counts": {"self_triplets": int(np.sum(triplets[:, 0] == triplets[:, 1]))},
+        },
     )

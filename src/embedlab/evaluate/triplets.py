@@ -15,12 +15,15 @@ import numpy as np
 from embedlab.kernels.triplets import sq_dists
 
 
-def check_triplets(triplets: Any, n: int | None = None) -> tuple[np.ndarray, int]:
+def check_triplets(
+    triplets: Any, n: int | None = None, allow_self: bool = False
+) -> tuple[np.ndarray, int]:
     """Validate a triplet list; return it as a C-contiguous int64 (m, 3) array and n.
 
     ``n`` (the number of items) defaults to the largest index + 1. Raises ValueError naming
     the first offending row and its values for non-integer, out-of-range (< 0 or >= n) or
-    repeated indices within a triplet.
+    repeated indices within a triplet. ``allow_self`` accepts j = i (self-triplets, drawn by
+    the t-STE authors' released rule); i = l and j = l are still errors.
     """
     arr = np.asarray(triplets)
     if arr.ndim != 2 or arr.shape[1] != 3:
@@ -44,7 +47,9 @@ def check_triplets(triplets: Any, n: int | None = None) -> tuple[np.ndarray, int
         raise ValueError(
             f"triplet row {row} has indices {out[row].tolist()} outside [0, n) with n = {n}"
         )
-    same = (out[:, 0] == out[:, 1]) | (out[:, 0] == out[:, 2]) | (out[:, 1] == out[:, 2])
+    same = (out[:, 0] == out[:, 2]) | (out[:, 1] == out[:, 2])
+    if not allow_self:
+        same |= out[:, 0] == out[:, 1]
     if same.any():
         row = int(np.flatnonzero(same)[0])
         raise ValueError(f"triplet row {row} repeats an index: {out[row].tolist()}")
@@ -62,17 +67,28 @@ def _check_embedding(Y: Any, n: int) -> np.ndarray:
     return Y
 
 
-def triplet_violations(Y: Any, triplets: Any) -> np.ndarray:
-    """Boolean per triplet: True where d_ij >= d_il in Y (the triplet is not satisfied)."""
-    trip, _ = check_triplets(triplets)
+def triplet_violations(
+    Y: Any, triplets: Any, *, allow_self: bool = False, ties: str = "violated", gram: bool = False
+) -> np.ndarray:
+    """Boolean per triplet: True where d_ij >= d_il in Y (the triplet is not satisfied);
+    ``ties="correct"`` counts only d_ij > d_il (the t-STE authors' code). ``gram``: Y is a
+    Gram matrix K and d^2 = k_ii + k_jj - 2 k_ij."""
+    if ties not in ("violated", "correct"):
+        raise ValueError(f"ties must be 'violated' or 'correct', got {ties!r}")
+    trip, _ = check_triplets(triplets, allow_self=allow_self)
     Y = _check_embedding(Y, int(trip.max()) + 1)
-    a, b = sq_dists(Y, trip, False)
-    return a >= b
+    a, b = sq_dists(Y, trip, gram)
+    return a > b if ties == "correct" else a >= b
 
 
-def triplet_error(Y: Any, triplets: Any) -> float:
-    """Fraction of triplets (i, j, l) that Y violates: #{d_ij >= d_il} / m."""
-    return float(np.mean(triplet_violations(Y, triplets)))
+def triplet_error(
+    Y: Any, triplets: Any, *, allow_self: bool = False, ties: str = "violated", gram: bool = False
+) -> float:
+    """Fraction of triplets (i, j, l) that Y violates: #{d_ij >= d_il} / m (see
+    :func:`triplet_violations` for the options)."""
+    return float(
+        np.mean(triplet_violations(Y, triplets, allow_self=allow_self, ties=ties, gram=gram))
+    )
 
 
 def kfold_triplets(m: int, n_folds: int = 10, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:

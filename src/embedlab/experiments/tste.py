@@ -9,6 +9,10 @@ forms' regulariser, CKL's mu) chooses its value per dimension on held-out traini
 the first fold and keeps it for all folds. K forms fit the kernel once per (fold, parameter
 value) and read every dimension off it (:func:`fit_embeddings`). :func:`fig2_table`
 aggregates over folds, :func:`claims_table` checks the paper's text.
+
+Two readings of the protocol (config ``tste.protocols``): ``paper_text`` is the above;
+``authors_code`` follows the authors' released MATLAB scripts (STE_Release), see
+:func:`evaluate_authors` and :data:`AUTHORS_CODE`.
 """
 
 from __future__ import annotations
@@ -35,8 +39,15 @@ METHOD_ORDER = ["GNMDS-K", "GNMDS-X", "CKL-K", "CKL-X", "STE-K", "STE-X", "t-STE
 METRICS = {"generalisation_error": "gen", "loo_1nn_error": "1nn"}
 
 
-def load_triplets(artifact_dir: str | Path, max_triplets: int | None = None, seed: int = 0):
-    """(triplets, n, labels) of a triplets artifact; a seeded subset of ``max_triplets``."""
+def load_triplets(
+    artifact_dir: str | Path,
+    max_triplets: int | None = None,
+    seed: int = 0,
+    with_self: bool = False,
+):
+    """(triplets, n, labels) of a triplets artifact; a seeded subset of ``max_triplets`` (kept
+    in their stored order). ``with_self`` adds a fourth value: whether the artifact allows
+    self-triplets j = i (meta ``self_triplets``)."""
     art = artifacts.load(artifact_dir)
     if art.kind != "triplets":
         raise ValueError(f"{artifact_dir}: t-STE needs a triplets artifact, got {art.kind!r}")
@@ -47,7 +58,10 @@ def load_triplets(artifact_dir: str | Path, max_triplets: int | None = None, see
     if max_triplets is not None and max_triplets < len(trip):
         keep = np.sort(np.random.default_rng(seed).permutation(len(trip))[:max_triplets])
         trip = trip[keep]
-    return np.ascontiguousarray(trip, dtype=np.int64), n, np.asarray(labels)
+    out = np.ascontiguousarray(trip, dtype=np.int64), n, np.asarray(labels)
+    if with_self:
+        return (*out, art.meta.get("self_triplets") is True)
+    return out
 
 
 def make_estimator(method: str, dims: int, **params: Any):
@@ -117,6 +131,48 @@ def choose_by_validation(
     return best, errors
 
 
+def _folds_and_grid(
+    method: str,
+    m: int,
+    dims: Iterable[int],
+    n_folds: int,
+    grid: Mapping[str, list] | None,
+    seed: int,
+    folds_used: int | None,
+) -> tuple[list[int], list, dict[str, list]]:
+    """(sorted dims, the folds to evaluate, grid) of one (dataset, method), checked: the grid
+    tunes at most one parameter; ``folds_used`` keeps the first folds of the same split."""
+    grid = dict(grid or {})
+    if len(grid) > 1:
+        raise ValueError(f"{method}: grid may tune one parameter, got {sorted(grid)}")
+    folds = kfold_triplets(m, n_folds, seed=seed)
+    if folds_used is not None:
+        if not 1 <= folds_used <= n_folds:
+            raise ValueError(f"{method}: folds_used must be in 1..{n_folds}, got {folds_used}")
+        folds = folds[:folds_used]
+    return sorted({int(d) for d in dims}), folds, grid
+
+
+def _metric_row(dataset, method, d, fold, gen, nn, params, validation, n_iter, seconds) -> dict:
+    """One row of a metrics CSV (logged as it is made)."""
+    log.info(
+        "%s %s d=%d fold %d: gen %.4f 1-NN %.4f (%.1f s)",
+        dataset, method, d, fold, gen, nn, seconds,
+    )  # fmt: skip
+    return {
+        "dataset": dataset,
+        "method": method,
+        "dims": d,
+        "fold": fold,
+        "generalisation_error": gen,
+        "loo_1nn_error": nn,
+        "params": params,
+        "validation_errors": json.dumps(validation),
+        "n_iter": n_iter,
+        "seconds": round(seconds, 3),
+    }
+
+
 def evaluate_method(
     artifact_dir: str | Path,
     method: str,
@@ -136,15 +192,7 @@ def evaluate_method(
     split, so its folds are a subset of a full run's); None = all.
     """
     trip, n, labels = load_triplets(artifact_dir, max_triplets, seed)
-    grid = dict(grid or {})
-    if len(grid) > 1:
-        raise ValueError(f"{method}: grid may tune one parameter, got {sorted(grid)}")
-    dims = sorted({int(d) for d in dims})
-    folds = kfold_triplets(len(trip), n_folds, seed=seed)
-    if folds_used is not None:
-        if not 1 <= folds_used <= n_folds:
-            raise ValueError(f"{method}: folds_used must be in 1..{n_folds}, got {folds_used}")
-        folds = folds[:folds_used]
+    dims, folds, grid = _folds_and_grid(method, len(trip), dims, n_folds, grid, seed, folds_used)
     dataset = Path(artifact_dir).name
     chosen: dict[int, dict[str, Any]] = {d: {} for d in dims}
     val_errors: dict[int, list[float]] = {d: [] for d in dims}
@@ -165,29 +213,10 @@ def evaluate_method(
                 method, group, trip[train], n, json.loads(key), seed + k, max_iter
             )
             for d, (Y, n_iter, seconds) in fits.items():
+                gen = triplet_error(Y, trip[test])
+                nn = loo_1nn_error_rate(Y, labels)
                 rows.append(
-                    {
-                        "dataset": dataset,
-                        "method": method,
-                        "dims": d,
-                        "fold": k,
-                        "generalisation_error": triplet_error(Y, trip[test]),
-                        "loo_1nn_error": loo_1nn_error_rate(Y, labels),
-                        "params": key,
-                        "validation_errors": json.dumps(val_errors[d]),
-                        "n_iter": n_iter,
-                        "seconds": round(seconds, 3),
-                    }
-                )
-                log.info(
-                    "%s %s d=%d fold %d: gen %.4f 1-NN %.4f (%.1f s)",
-                    dataset,
-                    method,
-                    d,
-                    k,
-                    rows[-1]["generalisation_error"],
-                    rows[-1]["loo_1nn_error"],
-                    seconds,
+                    _metric_row(dataset, method, d, k, gen, nn, key, val_errors[d], n_iter, seconds)
                 )
     return pd.DataFrame(rows).sort_values(["dims", "fold"]).reset_index(drop=True)
 
@@ -195,12 +224,14 @@ def evaluate_method(
 def folds_per_method(metric_files: Iterable[str | Path]) -> dict[str, int]:
     """Number of folds evaluated per method (in METHOD_ORDER)."""
     df = pd.concat([pd.read_csv(f) for f in metric_files], ignore_index=True)
-    counts = df.groupby("method")["fold"].nunique()
+    counts = df[df["fold"] >= 0].groupby("method")["fold"].nunique()
     return {m: int(counts[m]) for m in METHOD_ORDER if m in counts.index}
 
 
 def fig2_table(metric_files: Iterable[str | Path]) -> pd.DataFrame:
-    """Rows = dims, columns '<method> gen' and '<method> 1nn' (means over folds)."""
+    """Rows = dims, columns '<method> gen' and '<method> 1nn' (means over folds; rows that lack
+    a metric -- the authors' protocol measures 1-NN on one separate fit, fold -1 -- are
+    skipped for it)."""
     df = pd.concat([pd.read_csv(f) for f in metric_files], ignore_index=True)
     if df["dataset"].nunique() != 1:
         raise ValueError(f"fig2_table: one dataset per table, got {sorted(df['dataset'].unique())}")
@@ -268,18 +299,39 @@ def embed_map(
     max_iter: int = 1000,
     max_triplets: int | None = None,
     params: Mapping[str, Any] | None = None,
+    protocol: str = "paper_text",
 ) -> None:
-    """Fit ``method`` in 2-D on all triplets; save embedding, labels and errors to ``out``."""
-    trip, n, labels = load_triplets(artifact_dir, max_triplets, seed)
+    """Fit ``method`` in 2-D on all triplets; save embedding, labels and errors to ``out``.
+
+    ``protocol="authors_code"`` (mnist_make_maps.m): the coded solver settings
+    (:func:`authors_params`; ``max_iter`` None = coded), self-triplets accepted, and each map
+    axis rescaled to [0, 1] before the errors are measured (ties correct)."""
+    if protocol not in ("paper_text", "authors_code"):
+        raise ValueError(f"protocol must be paper_text or authors_code, got {protocol!r}")
+    authors = protocol == "authors_code"
+    trip, n, labels, allow_self = load_triplets(artifact_dir, max_triplets, seed, True)
     t0 = time.perf_counter()
-    est = make_estimator(method, 2, **dict(params or {}), max_iter=max_iter, random_state=seed)
-    Y = est.fit(trip, n=n).embedding_
+    if authors:
+        fit_params = authors_params(method, params)
+        max_iter = authors_max_iter(method, max_iter)
+    else:
+        fit_params = dict(params or {})
+        max_iter = 1000 if max_iter is None else max_iter
+    est = make_estimator(method, 2, **fit_params, max_iter=max_iter, random_state=seed)
+    Y = est.fit(trip, n=n, allow_self=allow_self).embedding_
+    ties = "violated"
+    if authors:
+        Y = Y - Y.min(axis=0)
+        span = Y.max(axis=0)
+        Y = Y / np.where(span > 0, span, 1.0)
+        ties = AUTHORS_CODE["ties"]
     meta = {
         "dataset": Path(artifact_dir).name,
         "method": method,
+        "protocol": protocol,
         "n": n,
         "n_triplets": int(len(trip)),
-        "training_error": triplet_error(Y, trip),
+        "training_error": triplet_error(Y, trip, allow_self=allow_self, ties=ties),
         "loo_1nn_error": loo_1nn_error_rate(Y, labels),
         "n_iter": int(est.n_iter_),
         "seconds": round(time.perf_counter() - t0, 2),
@@ -295,21 +347,210 @@ def load_map(path: str | Path) -> tuple[np.ndarray, np.ndarray, dict]:
 
 
 # --------------------------------------------------------------------------------------
+# the authors' released protocol (STE_Release: mnist_experiment.m, mnist_experiment2.m,
+# music_experiment*.m, mnist_make_maps.m and the solvers)
+
+#: facts of the authors' code that are not configuration: solver step eta (the step is
+#: eta n / #triplets times the gradient), iterations, the K forms' initial rank, the tie rule
+AUTHORS_CODE: dict[str, Any] = {
+    "learning_rate": {
+        "GNMDS-K": 1.0,
+        "GNMDS-X": 1.0,
+        "STE-K": 1.0,
+        "STE-X": 1.0,
+        "t-STE-X": 2.0,
+        "CKL-K": 1e-5,
+        "CKL-X": 1e-5,
+    },
+    "max_iter": {"STE-K": 2000},  # every other method: 1000
+    "default_max_iter": 1000,
+    "init_rank": 2,
+    "ties": "correct",  # a test triplet is an error only when d_ij > d_il
+}
+
+
+def authors_params(method: str, values: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Estimator parameters of ``method`` as the authors' code sets them, the searched value
+    (GNMDS-K ``mu``, STE-K ``lam``, CKL ``mu``) mapped onto the coded objective:
+    GNMDS-K (1 - mu) trace(K) + mu sum hinge; STE-K (1 - lam)(-log-likelihood) + lam
+    trace(K); CKL-K without the unit diagonal; K forms start at rank 2."""
+    values = dict(values or {})
+    out: dict[str, Any] = {"learning_rate": AUTHORS_CODE["learning_rate"][method]}
+    if method.endswith("-K"):
+        out["init_rank"] = AUTHORS_CODE["init_rank"]
+    if method == "GNMDS-K":
+        mu = float(values.pop("mu", 0.0))
+        out.update(loss_weight=mu, lam=1.0 - mu)
+    elif method == "STE-K":
+        lam = float(values.pop("lam", 0.0))
+        out.update(loss_weight=1.0 - lam, lam=lam)
+    elif method == "CKL-K":
+        out.update(mu=float(values.pop("mu", 0.05)), unit_diagonal=False)
+    elif method == "CKL-X":
+        out["mu"] = float(values.pop("mu", 0.05))
+    if values:
+        raise ValueError(f"{method}: the authors' protocol searches no {sorted(values)}")
+    return out
+
+
+def authors_max_iter(method: str, max_iter: int | None) -> int:
+    """The coded iteration limit of ``method`` unless ``max_iter`` overrides it."""
+    if max_iter is not None:
+        return int(max_iter)
+    return int(AUTHORS_CODE["max_iter"].get(method, AUTHORS_CODE["default_max_iter"]))
+
+
+def authors_fit(
+    method: str,
+    dims: Iterable[int],
+    triplets: np.ndarray,
+    n: int,
+    values: Mapping[str, Any] | None,
+    seed: int,
+    max_iter: int | None,
+    allow_self: bool,
+) -> tuple[dict[int, tuple[np.ndarray, int, float]], np.ndarray | None]:
+    """(dims -> (embedding, iterations, seconds), kernel or None) of ``method`` fitted as the
+    authors' code does: K forms learn one kernel (rank-2 start) and read every dimension off
+    it by its top eigenvectors scaled by sqrt(eigenvalue), uncentred; X forms fit per
+    dimension, t-STE with alpha = dims - 1."""
+    dims = sorted({int(d) for d in dims})
+    params = authors_params(method, values)
+    iters = authors_max_iter(method, max_iter)
+    if method.endswith("-K"):
+        t0 = time.perf_counter()
+        est = make_estimator(
+            method, dims[-1], **params, max_iter=iters, random_state=seed, verbose=True
+        )
+        est.fit(triplets, n=n, allow_self=allow_self)
+        sec = (time.perf_counter() - t0) / len(dims)
+        K = est.kernel_
+        return {d: (gram_embedding(K, d, centre=False), int(est.n_iter_), sec) for d in dims}, K
+    out = {}
+    for d in dims:
+        t0 = time.perf_counter()
+        est = make_estimator(method, d, **params, max_iter=iters, random_state=seed)
+        Y = est.fit(triplets, n=n, allow_self=allow_self).embedding_
+        out[d] = (Y, int(est.n_iter_), time.perf_counter() - t0)
+    return out, None
+
+
+def search_split(m: int, n_folds: int) -> int:
+    """Size of the authors' search training set: the first round(m / n_folds) triplets in
+    generation order (10 % for 10 folds); the rest is the validation set."""
+    first = int(np.floor(m / n_folds + 0.5))
+    if not 1 <= first < m:
+        raise ValueError(f"search split: {m} triplets / {n_folds} folds leaves an empty side")
+    return first
+
+
+def authors_search(
+    method: str,
+    dims: list[int],
+    name: str,
+    values: list,
+    triplets: np.ndarray,
+    n: int,
+    n_folds: int,
+    seed: int,
+    max_iter: int | None,
+    allow_self: bool,
+) -> tuple[Any, list[int], np.ndarray | None]:
+    """The authors' regulariser search: fit on the first 10 % of the triplets in generation
+    order, count violations (d_ij > d_il) on the other 90 % in the learned kernel (K forms) or
+    in X X^T of a fit at the largest dimension (CKL-X); fewest wins, the first on ties.
+    Returns (best value, violations per value, the best value's kernel for K forms)."""
+    first = search_split(len(triplets), n_folds)
+    fit, val = triplets[:first], triplets[first:]
+    violations: list[int] = []
+    best_kernel, best = None, None
+    for v in values:
+        fits, K = authors_fit(method, [max(dims)], fit, n, {name: v}, seed, max_iter, allow_self)
+        Z, gram = (K, True) if K is not None else (fits[max(dims)][0], False)
+        err = triplet_error(Z, val, allow_self=allow_self, ties=AUTHORS_CODE["ties"], gram=gram)
+        violations.append(int(round(err * len(val))))
+        if best is None or violations[-1] < min(violations[:-1]):
+            best, best_kernel = v, K
+    return best, violations, best_kernel
+
+
+def evaluate_authors(
+    artifact_dir: str | Path,
+    method: str,
+    dims: Iterable[int],
+    n_folds: int,
+    grid: Mapping[str, list] | None = None,
+    seed: int = 0,
+    max_iter: int | None = None,
+    max_triplets: int | None = None,
+    nn_training: str = "first",
+    folds_used: int | None = None,
+) -> pd.DataFrame:
+    """The authors' Fig. 2 protocol for one (dataset, method).
+
+    1. Search (``grid``, one parameter): :func:`authors_search`; one value for every dimension.
+    2. 1-NN error: one fit per dimension on the first 10 % of the triplets in generation order
+       (``nn_training="first"``, MNIST; the search's kernel is reused for K forms) or on all
+       triplets (``"all"``, the music script); rows with ``fold = -1``.
+    3. Generalisation error: ``n_folds`` folds of a seeded permutation, trained on the others,
+       error = fraction of test triplets with d_ij > d_il (ties correct); rows per fold.
+    """
+    trip, n, labels, allow_self = load_triplets(artifact_dir, max_triplets, seed, True)
+    if nn_training not in ("first", "all"):
+        raise ValueError(f"{method}: nn_training must be 'first' or 'all', got {nn_training!r}")
+    dims, folds, grid = _folds_and_grid(method, len(trip), dims, n_folds, grid, seed, folds_used)
+    dataset = Path(artifact_dir).name
+    chosen: dict[str, Any] = {}
+    violations: list[int] = []
+    kernel = None
+    if grid:
+        ((name, values),) = grid.items()
+        best, violations, kernel = authors_search(
+            method, dims, name, list(values), trip, n, n_folds, seed, max_iter, allow_self
+        )
+        chosen = {name: best}
+        log.info("%s %s: chosen %s, validation violations %s", dataset, method, best, violations)
+    key = json.dumps(chosen)
+    rows: list[dict[str, Any]] = []
+
+    def add(d, fold, gen, nn, n_iter, seconds):
+        rows.append(
+            _metric_row(dataset, method, d, fold, gen, nn, key, violations, n_iter, seconds)
+        )
+
+    nn_trip = trip[: search_split(len(trip), n_folds)] if nn_training == "first" else trip
+    if kernel is not None and nn_training == "first":  # the search already fitted it
+        nn_fits = {d: (gram_embedding(kernel, d, centre=False), -1, 0.0) for d in dims}
+    else:
+        nn_fits, _ = authors_fit(method, dims, nn_trip, n, chosen, seed, max_iter, allow_self)
+    for d, (Y, n_iter, seconds) in nn_fits.items():
+        add(d, -1, np.nan, loo_1nn_error_rate(Y, labels), n_iter, seconds)
+    for k, (train, test) in enumerate(folds):
+        fits, _ = authors_fit(method, dims, trip[train], n, chosen, seed + k, max_iter, allow_self)
+        for d, (Y, n_iter, seconds) in fits.items():
+            gen = triplet_error(Y, trip[test], allow_self=allow_self, ties=AUTHORS_CODE["ties"])
+            add(d, k, gen, np.nan, n_iter, seconds)
+    return pd.DataFrame(rows).sort_values(["dims", "fold"]).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------
 # command line
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> None:
-    df = evaluate_method(
-        args.artifact,
-        args.method,
-        args.dims,
-        args.folds,
-        json.loads(args.grid),
+    common = dict(
         seed=args.seed,
-        max_iter=args.max_iter,
         max_triplets=args.max_triplets,
         folds_used=args.folds_used,
     )
+    inputs = (args.artifact, args.method, args.dims, args.folds, json.loads(args.grid))
+    if args.protocol == "authors_code":
+        df = evaluate_authors(
+            *inputs, max_iter=args.max_iter, nn_training=args.nn_training, **common
+        )
+    else:
+        max_iter = 1000 if args.max_iter is None else args.max_iter
+        df = evaluate_method(*inputs, max_iter=max_iter, **common)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(args.out, index=False)
 
@@ -318,16 +559,36 @@ def _cmd_table(args: argparse.Namespace) -> None:
     df = fig2_table(args.metrics)
     title = f"t-STE Fig. 2 on {args.dataset}: mean over folds (gen = triplet generalisation "
     title += "error, 1nn = leave-one-out 1-NN label error)"
+    if args.protocol == "authors_code":
+        title = (
+            f"t-STE Fig. 2 on {args.dataset}, protocol authors_code: gen = mean over folds of "
+            "the fraction of test triplets with d_ij > d_il; 1nn = leave-one-out 1-NN error of "
+            "one fit per dimension on the 1-NN training set (MNIST: first 10 % of the triplets)"
+        )
     n_folds = folds_per_method(args.metrics)
     if len(set(n_folds.values())) > 1:
         title += "; folds per method: " + ", ".join(f"{m} {k}" for m, k in n_folds.items())
     tables.write_table(df, args.csv, args.md, title=title)
 
 
+#: file-name prefix of each protocol's tables and figures (results/tables/<prefix>_<dataset>.csv)
+PREFIX = {"paper_text": "tste_", "authors_code": "tste_authors_"}
+READING = {
+    "paper_text": "the paper's text",
+    "authors_code": "the authors' released code",
+}
+
+
+def _dataset_of(path: str | Path, protocol: str) -> str:
+    return Path(path).stem.removeprefix(PREFIX[protocol])
+
+
 def _cmd_claims(args: argparse.Namespace) -> None:
-    by_dataset = {Path(p).stem.removeprefix("tste_"): pd.read_csv(p) for p in args.tables}
+    by_dataset = {_dataset_of(p, args.protocol): pd.read_csv(p) for p in args.tables}
     df = claims_table(by_dataset, args.paper)
-    tables.write_table(df, args.csv, args.md, title="t-STE paper's claims, as measured")
+    title = "t-STE paper's claims, as measured "
+    title += f"(protocol {args.protocol}: {READING[args.protocol]})"
+    tables.write_table(df, args.csv, args.md, title=title)
 
 
 def _cmd_map(args: argparse.Namespace) -> None:
@@ -339,6 +600,7 @@ def _cmd_map(args: argparse.Namespace) -> None:
         max_iter=args.max_iter,
         max_triplets=args.max_triplets,
         params=json.loads(args.params),
+        protocol=args.protocol,
     )
 
 
@@ -346,7 +608,8 @@ def _cmd_figure(args: argparse.Namespace) -> None:
     from embedlab.plots import tste as plots
 
     if args.figure == "fig2":
-        fig = plots.fig2({Path(p).stem.removeprefix("tste_"): pd.read_csv(p) for p in args.inputs})
+        tables_ = {_dataset_of(p, args.protocol): pd.read_csv(p) for p in args.inputs}
+        fig = plots.fig2(tables_, title=f"protocol {args.protocol}: {READING[args.protocol]}")
     elif args.figure == "fig3":
         fig = plots.fig3([load_map(p) for p in args.inputs])
     else:
@@ -367,13 +630,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--folds-used", type=int, default=None, help="only the first N folds")
     p.add_argument("--grid", default="{}", help='JSON {"param": [values]} chosen by validation')
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-iter", type=int, default=1000)
+    p.add_argument("--protocol", choices=list(PREFIX), default="paper_text")
+    p.add_argument(
+        "--nn-training", choices=["first", "all"], default="first", help="authors_code only"
+    )
+    p.add_argument("--max-iter", type=int, default=None, help="default 1000 / as coded")
     p.add_argument("--max-triplets", type=int, default=None)
     p.add_argument("--out", required=True, help="metrics CSV")
     p.set_defaults(func=_cmd_evaluate)
 
     p = sub.add_parser("tste-table", help="Fig. 2 table of one dataset (mean over folds)")
     p.add_argument("--dataset", required=True)
+    p.add_argument("--protocol", choices=list(PREFIX), default="paper_text")
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
     p.add_argument("metrics", nargs="+", help="CSV files written by tste-evaluate")
@@ -381,6 +649,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("tste-claims", help="the paper's textual claims checked")
     p.add_argument("--paper", required=True, help="config/paper_values/tste_claims.csv")
+    p.add_argument("--protocol", choices=list(PREFIX), default="paper_text")
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
     p.add_argument("tables", nargs="+", help="results/tables/tste_<dataset>.csv")
@@ -391,13 +660,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", required=True, choices=METHOD_ORDER)
     p.add_argument("--out", required=True, help=".npz")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-iter", type=int, default=1000)
+    p.add_argument("--protocol", choices=list(PREFIX), default="paper_text")
+    p.add_argument("--max-iter", type=int, default=None, help="default 1000 / as coded")
     p.add_argument("--max-triplets", type=int, default=None)
     p.add_argument("--params", default="{}", help="JSON fixed estimator parameters")
     p.set_defaults(func=_cmd_map)
 
     p = sub.add_parser("tste-figure", help="t-STE paper figure (png + pdf)")
     p.add_argument("figure", choices=["fig2", "fig3", "fig4"])
+    p.add_argument("--protocol", choices=list(PREFIX), default="paper_text")
     p.add_argument("--out", required=True, help="output path without extension")
     p.add_argument("--artifact", help="music artifact (fig4)")
     p.add_argument("inputs", nargs="+", help="fig2: tables; fig3: four maps; fig4: one map")

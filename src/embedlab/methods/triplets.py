@@ -16,7 +16,13 @@ Optimiser (one routine, :func:`adaptive_descent`, for all seven): van der Maaten
 protocol -- plain gradient descent with step ``learning_rate * n / m``, multiplied by 1.01
 after a step that decreased the cost and halved otherwise; stop after 5 steps in a row
 without decrease or after ``max_iter`` (1000) iterations; return the best iterate seen.
-X forms start from N(0, 1e-4^2), K forms from K = Y Y^T with Y ~ N(0, 0.1^2) (n x dims).
+X forms start from N(0, 1e-4^2), K forms from K = Y Y^T with Y ~ N(0, 0.1^2) (n x dims, or
+n x ``init_rank``).
+
+The t-STE authors' released code weighs the K forms' terms differently; the estimators express
+it with ``loss_weight`` (w) and ``lam``: C(K) = w sum_t L + lam trace(K). Their GNMDS-K is
+w = mu, lam = 1 - mu; their STE-K w = 1 - lambda, lam = lambda; their CKL-K keeps only the PSD
+projection (``unit_diagonal=False``); their K forms start at rank 2 (``init_rank=2``).
 """
 
 from __future__ import annotations
@@ -58,18 +64,32 @@ class CoordsObjective:
 
 
 class GramObjective:
-    """C(K) = sum_t L(k_ii + k_jj - k_ij - k_ji, k_ii + k_ll - k_il - k_li) + lam trace(K)
-    and dC/dK (each entry of K treated as a free variable; symmetric for symmetric K)."""
+    """C(K) = w sum_t L(k_ii + k_jj - k_ij - k_ji, k_ii + k_ll - k_il - k_li) + lam trace(K)
+    and dC/dK (each entry of K treated as a free variable; symmetric for symmetric K);
+    w = ``loss_weight`` (1 unless a convex weighting of the two terms is wanted)."""
 
-    def __init__(self, loss: int, param: float, lam: float, triplets: np.ndarray, n: int):
+    def __init__(
+        self,
+        loss: int,
+        param: float,
+        lam: float,
+        triplets: np.ndarray,
+        n: int,
+        loss_weight: float = 1.0,
+    ):
         self.loss, self.param, self.lam, self.n = int(loss), float(param), float(lam), int(n)
+        self.loss_weight = float(loss_weight)
         self.triplets = np.ascontiguousarray(triplets, dtype=np.int64)
         self.indptr, self.slots = kern.incidence(self.triplets, n)
 
     def __call__(self, K: np.ndarray) -> tuple[float, np.ndarray]:
         loss, ga, gb = kern.triplet_terms(self.loss, self.param, K, self.triplets, True)
+        w = self.loss_weight
+        if w != 1.0:
+            ga *= w
+            gb *= w
         G = kern.gather_grad_gram(self.n, self.triplets, self.indptr, self.slots, ga, gb)
-        cost = float(np.sum(loss))
+        cost = w * float(np.sum(loss))
         if self.lam:
             cost += self.lam * float(np.trace(K))
             G[np.diag_indices(self.n)] += self.lam
@@ -103,14 +123,17 @@ def project_unit_diagonal(K: np.ndarray) -> np.ndarray:
     return P
 
 
-def gram_embedding(K: np.ndarray, n_components: int) -> np.ndarray:
+def gram_embedding(K: np.ndarray, n_components: int, centre: bool = True) -> np.ndarray:
     """Classical MDS of a Gram matrix: top eigenvectors of H K H scaled by sqrt(eigenvalue),
-    H = I - 11^T / n (keeps every d_ij^2 = k_ii + k_jj - 2 k_ij). Each axis' sign is fixed so
-    that its largest-magnitude coordinate is positive."""
+    H = I - 11^T / n (keeps every d_ij^2 = k_ii + k_jj - 2 k_ij). ``centre=False`` skips H:
+    the top eigenvectors of K itself (its top singular vectors, K being PSD) scaled by
+    sqrt(eigenvalue), as the t-STE authors' code does. Each axis' sign is fixed so that its
+    largest-magnitude coordinate is positive."""
     n = len(K)
     S = 0.5 * (K + K.T)
-    S = S - S.mean(axis=0, keepdims=True)
-    S = S - S.mean(axis=1, keepdims=True)
+    if centre:
+        S = S - S.mean(axis=0, keepdims=True)
+        S = S - S.mean(axis=1, keepdims=True)
     w, V = np.linalg.eigh(S)
     top = np.argsort(w)[::-1][:n_components]
     Y = V[:, top] * np.sqrt(np.maximum(w[top], 0.0))
@@ -131,6 +154,7 @@ class DescentResult:
     cost: float
     n_iter: int
     costs: list[float] = field(default_factory=list)
+    steps: list[float] = field(default_factory=list)  # the step eta taken at each iteration
 
 
 def adaptive_descent(
@@ -161,6 +185,7 @@ def adaptive_descent(
     eta = float(step)
     no_decrease = 0
     costs: list[float] = []
+    steps: list[float] = []
     it = 0
     for it in range(1, int(max_iter) + 1):
         cost, grad = objective(x)
@@ -172,6 +197,7 @@ def adaptive_descent(
         if cost < best_cost:
             best_x, best_cost = x, cost
         x = x - eta * grad
+        steps.append(eta)
         if project is not None:
             x = project(x)
         if prev > cost + tol:
@@ -185,7 +211,7 @@ def adaptive_descent(
             print(f"{name}: iteration {it}, cost {cost:.6g}, step {eta:.3g}", flush=True)
         if no_decrease >= patience:
             break
-    return DescentResult(x=best_x, cost=float(best_cost), n_iter=it, costs=costs)
+    return DescentResult(x=best_x, cost=float(best_cost), n_iter=it, costs=costs, steps=steps)
 
 
 # ----------------------------------------------------------------------------- estimators
@@ -219,12 +245,23 @@ class _TripletEmbedding(BaseEstimator):
             raise ValueError(f"{name}: lam must be a finite number >= 0, got {self.lam}")
         if int(self.max_iter) < 1:
             raise ValueError(f"{name}: max_iter must be >= 1, got {self.max_iter}")
+        w = getattr(self, "loss_weight", 1.0)
+        if not (np.isfinite(w) and w >= 0):
+            raise ValueError(f"{name}: loss_weight must be a finite number >= 0, got {w}")
+        if w != 1.0 and form != "K":
+            raise ValueError(f"{name}: loss_weight applies to the K form only, got {w}")
+        r = getattr(self, "init_rank", None)
+        if r is not None and (isinstance(r, bool) or not isinstance(r, int | np.integer) or r < 1):
+            raise ValueError(f"{name}: init_rank must be a positive integer or None, got {r!r}")
 
-    def fit(self, triplets: Any, n: int | None = None) -> _TripletEmbedding:
+    def fit(
+        self, triplets: Any, n: int | None = None, allow_self: bool = False
+    ) -> _TripletEmbedding:
         """Embed the items of ``triplets`` ((m, 3) ints; n = number of items, default
-        largest index + 1). Sets ``embedding_`` (n x n_components), ``cost_``, ``n_iter_``,
-        ``cost_history_`` and, for K forms, ``kernel_``."""
-        trip, n = check_triplets(triplets, n)
+        largest index + 1; ``allow_self`` accepts j = i). Sets ``embedding_`` (n x
+        n_components), ``cost_``, ``n_iter_``, ``cost_history_``, ``step_history_`` and, for
+        K forms, ``kernel_``."""
+        trip, n = check_triplets(triplets, n, allow_self=allow_self)
         self._check_params(n)
         form = self._form()
         name = f"{type(self).__name__}-{form}"
@@ -239,9 +276,13 @@ class _TripletEmbedding(BaseEstimator):
             x0 = rng.normal(0.0, 1e-4, size=(n, dims))
             project = None
         else:
-            objective = GramObjective(self._loss, param, self.lam, trip, n)
-            Y0 = rng.normal(0.0, 0.1, size=(n, dims))
-            project = project_unit_diagonal if self._loss == kern.CKL else project_psd
+            objective = GramObjective(
+                self._loss, param, self.lam, trip, n, getattr(self, "loss_weight", 1.0)
+            )
+            rank = getattr(self, "init_rank", None)
+            Y0 = rng.normal(0.0, 0.1, size=(n, dims if rank is None else int(rank)))
+            unit = self._loss == kern.CKL and getattr(self, "unit_diagonal", True)
+            project = project_unit_diagonal if unit else project_psd
             x0 = project(Y0 @ Y0.T)
         single_blas = form == "K" and n <= SMALL_GRAM
         with threadpool_limits(limits=1, user_api="blas") if single_blas else nullcontext():
@@ -263,12 +304,15 @@ class _TripletEmbedding(BaseEstimator):
         self.cost_ = res.cost
         self.n_iter_ = res.n_iter
         self.cost_history_ = np.asarray(res.costs)
+        self.step_history_ = np.asarray(res.steps)
         self.n_items_ = n
         return self
 
-    def fit_transform(self, triplets: Any, n: int | None = None) -> np.ndarray:
+    def fit_transform(
+        self, triplets: Any, n: int | None = None, allow_self: bool = False
+    ) -> np.ndarray:
         """Fit and return ``embedding_``."""
-        return self.fit(triplets, n=n).embedding_
+        return self.fit(triplets, n=n, allow_self=allow_self).embedding_
 
     def score(self, triplets: Any) -> float:
         """Fraction of ``triplets`` that ``embedding_`` satisfies (d_ij < d_il)."""
@@ -279,7 +323,8 @@ class _TripletEmbedding(BaseEstimator):
 class GNMDS(_TripletEmbedding):
     """Generalised non-metric MDS: hinge loss max(0, 1 + d_ij^2 - d_il^2).
 
-    form="X": + lam ||X||^2 (van der Maaten's default lam = 0); form="K": + lam trace(K).
+    form="X": + lam ||X||^2 (van der Maaten's default lam = 0); form="K": + lam trace(K),
+    the hinge sum weighted by ``loss_weight``.
     """
 
     _loss = kern.GNMDS
@@ -289,6 +334,8 @@ class GNMDS(_TripletEmbedding):
         n_components: int = 2,
         form: str = "X",
         lam: float = 0.0,
+        loss_weight: float = 1.0,
+        init_rank: int | None = None,
         learning_rate: float | None = None,
         max_iter: int = 1000,
         tol: float = 1e-7,
@@ -298,6 +345,8 @@ class GNMDS(_TripletEmbedding):
         self.n_components = n_components
         self.form = form
         self.lam = lam
+        self.loss_weight = loss_weight
+        self.init_rank = init_rank
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.tol = tol
@@ -308,7 +357,8 @@ class GNMDS(_TripletEmbedding):
 class CKL(_TripletEmbedding):
     """Crowd kernel learning: minimise -sum log p, p = (d_il^2 + mu) / (d_ij^2 + d_il^2 + 2 mu).
 
-    form="X": + lam ||X||^2; form="K": K PSD with k_ii = 1 (lam must be 0: trace(K) = n).
+    form="X": + lam ||X||^2; form="K": K PSD with k_ii = 1 (lam must be 0: trace(K) = n);
+    ``unit_diagonal=False`` keeps only the PSD projection (the t-STE authors' CKL-K).
     """
 
     _loss = kern.CKL
@@ -320,6 +370,8 @@ class CKL(_TripletEmbedding):
         form: str = "X",
         mu: float = 0.05,
         lam: float = 0.0,
+        unit_diagonal: bool = True,
+        init_rank: int | None = None,
         learning_rate: float | None = None,
         max_iter: int = 1000,
         tol: float = 1e-7,
@@ -330,6 +382,8 @@ class CKL(_TripletEmbedding):
         self.form = form
         self.mu = mu
         self.lam = lam
+        self.unit_diagonal = unit_diagonal
+        self.init_rank = init_rank
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.tol = tol
@@ -340,7 +394,7 @@ class CKL(_TripletEmbedding):
         super()._check_params(n)
         if not (np.isfinite(self.mu) and self.mu >= 0):
             raise ValueError(f"CKL: mu must be a finite number >= 0, got {self.mu}")
-        if self.form == "K" and self.lam != 0:
+        if self.form == "K" and self.unit_diagonal and self.lam != 0:
             raise ValueError(
                 f"CKL-K fixes k_ii = 1, so trace(K) is constant: lam must be 0, got {self.lam}"
             )
@@ -353,7 +407,8 @@ class STE(_TripletEmbedding):
     """Stochastic triplet embedding: maximise sum log p,
     p = exp(-d_ij^2) / (exp(-d_ij^2) + exp(-d_il^2)).
 
-    form="X": + lam ||X||^2; form="K": + lam trace(K) (convex in K).
+    form="X": + lam ||X||^2; form="K": + lam trace(K) (convex in K), the log-likelihood
+    weighted by ``loss_weight``.
     """
 
     _loss = kern.STE
@@ -363,6 +418,8 @@ class STE(_TripletEmbedding):
         n_components: int = 2,
         form: str = "X",
         lam: float = 0.0,
+        loss_weight: float = 1.0,
+        init_rank: int | None = None,
         learning_rate: float | None = None,
         max_iter: int = 1000,
         tol: float = 1e-7,
@@ -372,6 +429,8 @@ class STE(_TripletEmbedding):
         self.n_components = n_components
         self.form = form
         self.lam = lam
+        self.loss_weight = loss_weight
+        self.init_rank = init_rank
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.tol = tol

@@ -30,8 +30,9 @@ STYLE = {
 PANEL = {"gen": "triplet generalisation error", "1nn": "leave-one-out 1-NN error"}
 
 
-def fig2(tables: Mapping[str, pd.DataFrame]) -> Figure:
-    """One row per dataset, columns (generalisation, 1-NN); one curve per method, one legend."""
+def fig2(tables: Mapping[str, pd.DataFrame], title: str | None = None) -> Figure:
+    """One row per dataset, columns (generalisation, 1-NN); one curve per method, one legend;
+    ``title`` names the protocol."""
     if not tables:
         raise ValueError("fig2 needs at least one dataset table")
     fig = new_figure((10.0, 3.4 * len(tables)))
@@ -52,7 +53,9 @@ def fig2(tables: Mapping[str, pd.DataFrame]) -> Figure:
             ax.grid(alpha=0.3)
     order = [m for m in STYLE if m in handles] + [m for m in handles if m not in STYLE]
     fig.legend([handles[m] for m in order], order, loc="center right", fontsize=8)
-    fig.tight_layout(rect=(0, 0, 0.86, 1))
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 0.86, 0.97 if title else 1))
     return fig
 
 
@@ -98,7 +101,13 @@ def fig3(maps: Sequence[tuple[np.ndarray, np.ndarray, dict]]) -> Figure:
     axes[-1].legend(
         markerscale=3, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), title="digit"
     )
-    fig.suptitle(f"{maps[0][2]['n']} digits, {maps[0][2]['n_triplets']} triplets", fontsize=9)
+    protocol = maps[0][2].get("protocol", "paper_text")
+    suffix = ""
+    if protocol == "authors_code":
+        suffix = "; protocol authors_code, axes rescaled to [0, 1]"
+    fig.suptitle(
+        f"{maps[0][2]['n']} digits, {maps[0][2]['n_triplets']} triplets{suffix}", fontsize=9
+    )
     fig.tight_layout()
     return fig
 
