@@ -208,7 +208,8 @@ def test_table2_glue_and_paper_values(toy_dir, tmp_path):
             static_rows = [r for r in data["validation"] if r["fit"] == "static"]
             assert all("transition_var" not in r for r in static_rows)
             # the grid grows past an edge the best value sits on, and says so
-            for name, report in data["grid"]["dynamic"].items():
+            grids = dcode.grid_report(data["validation"], data["chosen"])
+            for name, report in grids["dynamic"].items():
                 assert chosen[name] in report["grid"]
                 edge = chosen[name] in (report["grid"][0], report["grid"][-1])
                 assert report["at_edge"] == edge
@@ -244,6 +245,17 @@ def test_table2_glue_and_paper_values(toy_dir, tmp_path):
     md = dcode.table_markdown(long, tests, meta)
     assert "## Count-weighted observations" in md and "## Per-token reading" in md
     assert "one-step predictive distribution" in md and "Wilcoxon" in md
+
+
+def test_a_choice_at_the_edge_of_the_last_grid_searched_is_reported(toy_dir, tmp_path):
+    """Without extensions a two-point grid always leaves the choice at an edge: the report
+    must say so, and list only the values evaluated (no unevaluated extension)."""
+    settings = rank_settings(grid_extensions=0, methods=["dcode"], subsets=1)
+    dcode.table2_size(toy_dir, (4, 12), tmp_path / "r.json", settings)
+    data = json.loads((tmp_path / "r.json").read_text())
+    grids = dcode.grid_report(data["validation"], data["chosen"])
+    assert grids["dynamic"]["transition_var"] == {"grid": [0.1, 1.0], "at_edge": True}
+    assert grids["static"]["initial_var"] == {"grid": [1.0, 10.0], "at_edge": True}
 
 
 def test_grid_extension_goes_one_log_step_past_the_edge():

@@ -361,18 +361,18 @@ def _extend(values: list[float], best: float) -> list[float] | None:
 def validate_dcode(setup: RankSetup, n_subsets, val_steps, grid, params, extensions=2):
     """Choose ``transition_var`` / ``initial_var`` of the dynamic and the static D-CODE fit.
 
-    Returns ``({fit: best params}, rows of every grid point evaluated, {fit: {parameter:
-    {"grid": values, "at_edge": bool}}})``; the criterion is the mean rank of the pooled
-    validation pairs of the first ``n_subsets`` subsets (lower is better; ties go to the
-    smaller values).
+    Returns ``({fit: best params}, rows of every grid point evaluated)``; the criterion is the
+    mean rank of the pooled validation pairs of the first ``n_subsets`` subsets (lower is
+    better; ties go to the smaller values). The grid grows only where another pass evaluates
+    the new points, so the rows hold the whole grid searched (see :func:`grid_report`).
     """
-    chosen, rows, report = {}, [], {}
+    chosen, rows = {}, []
     for fit in FITS:
         axes = {k: sorted(float(v) for v in grid[k]) for k in grid}
         if fit == "static":  # no transitions in the static model
             axes.pop("transition_var", None)
         scores = {}
-        for _ in range(extensions + 1):
+        for extension in range(extensions + 1):
             for point in itertools.product(*axes.values()):
                 if point in scores:
                     continue
@@ -385,18 +385,25 @@ def validate_dcode(setup: RankSetup, n_subsets, val_steps, grid, params, extensi
                 rows.append({"fit": fit, **values, "mean_rank": scores[point]})
             best = min(scores, key=lambda p: (scores[p], p))
             grown = {name: _extend(axes[name], best[i]) for i, name in enumerate(axes)}
-            if not any(grown.values()):
+            if extension == extensions or not any(grown.values()):
                 break
             for name, more in grown.items():
                 axes[name] = sorted(axes[name] + (more or []))
-        best = min(scores, key=lambda p: (scores[p], p))
         chosen[fit] = dict(zip(axes, best, strict=True))
-        report[fit] = {
-            name: {"grid": axes[name], "at_edge": best[i] in (axes[name][0], axes[name][-1])}
-            for i, name in enumerate(axes)
-        }
         log.info("validation %s: chose %s (mean rank %.3f)", fit, chosen[fit], scores[best])
-    return chosen, rows, report
+    return chosen, rows
+
+
+def grid_report(validation_rows, chosen) -> dict:
+    """``{fit: {parameter: {"grid": values evaluated, "at_edge": bool}}}`` of a validation."""
+    report = {}
+    for fit, values in chosen.items():
+        rows = [r for r in validation_rows if r["fit"] == fit]
+        report[fit] = {}
+        for name, value in values.items():
+            grid = sorted({r[name] for r in rows})
+            report[fit][name] = {"grid": grid, "at_edge": value in (grid[0], grid[-1])}
+    return report
 
 
 def table2_size(artifact_dir, size, out, config: dict) -> pd.DataFrame:
@@ -419,10 +426,10 @@ def table2_size(artifact_dir, size, out, config: dict) -> pd.DataFrame:
         cfg["paper_words"],
     )
     params = {m: dict(v) for m, v in cfg["params"].items()}
-    chosen, val_rows, grid_report = {}, [], {}
+    chosen, val_rows = {}, []
     if any(m in VARIANTS for m in cfg["methods"]):
         n_val = min(cfg["val_subsets"], cfg["subsets"])
-        chosen, val_rows, grid_report = validate_dcode(
+        chosen, val_rows = validate_dcode(
             setup, n_val, cfg["val_steps"], cfg["grid"], params, cfg["grid_extensions"]
         )
         params["dcode"] = {**params.get("dcode", {}), **chosen["dynamic"]}
@@ -438,7 +445,6 @@ def table2_size(artifact_dir, size, out, config: dict) -> pd.DataFrame:
         "paper_words": setup.words,
         "params": params,
         "chosen": chosen,
-        "grid": grid_report,
         "validation": val_rows,
         "rows": rows,
     }
@@ -580,9 +586,10 @@ def validation_note(meta: dict, observation: str) -> tuple[str, int]:
         if obs != observation or not data["chosen"]:
             continue
         parts = []
+        grids = grid_report(data["validation"], data["chosen"])
         for fit, chosen in data["chosen"].items():
             for name, value in chosen.items():
-                report = data["grid"][fit][name]
+                report = grids[fit][name]
                 grid = ", ".join(f"{v:g}" for v in report["grid"])
                 edge = " **at the grid's edge**" if report["at_edge"] else ""
                 at_edge += bool(report["at_edge"])
