@@ -17,11 +17,15 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"
-include: "workflow/rules/snest.smk"
-include: "workflow/rules/tste.smk"
-include: "workflow/rules/dcode.smk"
-include: "workflow/rules/diffeomap.smk"
-include: "workflow/rules/ee.smk"
+
+
+# each paper's rules, schema and targets come with its section of the config
+for paper in ["snest", "tste", "dcode", "diffeomap", "ee"]:
+    if paper in config:
+
+        include: f"workflow/rules/{paper}.smk"
+
+
 include: "workflow/rules/report.smk"
 
 

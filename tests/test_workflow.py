@@ -64,6 +64,44 @@ def _planned_jobs(out: str) -> dict[str, int]:
     return jobs
 
 
+RULE_FILES = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+# `x.get(key, default)`, `config.get(...)`, `getattr(x, name, default)`: a default written in a
+# rule file instead of the schema (where Snakemake's validation fills it in)
+FALLBACK = re.compile(r"\.get\(|\bgetattr\(|\bsetdefault\(")
+
+
+def test_rule_files_read_config_without_fallbacks():
+    found = [
+        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        for path in RULE_FILES
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if FALLBACK.search(line)
+    ]
+    assert not found, "defaults belong in workflow/schemas/*.yaml:\n" + "\n".join(found)
+
+
+def test_the_fallback_check_catches_a_fallback():
+    assert FALLBACK.search('seed=SNEST.get("seed", 0),')
+    assert FALLBACK.search('max_iter=config.get("snest", {})["max_iter"],')
+    assert not FALLBACK.search('seed=SNEST["seed"],')
+
+
+def test_each_paper_owns_its_section():
+    """Every paper's section has its own schema, validated in its own rule file; the shared
+    files name no paper's section."""
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    papers = [p for p in schema["properties"] if p not in ("data", "datasets")]
+    assert sorted(papers) == ["dcode", "diffeomap", "ee", "snest", "tste"]
+    for paper in papers:
+        rules = (REPO / "workflow" / "rules" / f"{paper}.smk").read_text()
+        assert f'validate(config["{paper}"], schema="../schemas/{paper}.schema.yaml")' in rules
+        assert (REPO / "workflow" / "schemas" / f"{paper}.schema.yaml").is_file()
+    shared = (REPO / "workflow" / "rules" / "common.smk").read_text()
+    shared += (REPO / "workflow" / "rules" / "report.smk").read_text()
+    for paper in papers:
+        assert f'config["{paper}"]' not in shared
+
+
 def test_a_python_without_the_dependencies_is_refused_before_any_job(tmp_path):
     """`python` on PATH without site-packages (as a system python would be): the workflow
     stops at parse time naming that python and what it lacks."""

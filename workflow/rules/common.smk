@@ -74,7 +74,7 @@ def load_registry(path):
 REGISTRY_PATH = config["data"]["registry"]
 REGISTRY = load_registry(REGISTRY_PATH)
 RAW_DIR = config["data"]["raw_dir"]
-MIRROR = config["data"].get("mirror")
+MIRROR = config["data"]["mirror"]
 
 
 def selected_datasets():
@@ -91,11 +91,14 @@ def selected_datasets():
 
 
 def dataset_overrides(name):
-    return config["datasets"].get("overrides", {}).get(name, {})
+    """Builder parameters that the config overrides for dataset `name` ({} = none)."""
+    overrides = config["datasets"]["overrides"]
+    return overrides[name] if name in overrides else {}
 
 
-def dataset_resource(name, key, default):
-    return REGISTRY["datasets"][name].get("resources", {}).get(key, default)
+def per_dataset(mapping, name):
+    """`mapping[name]` if the config sets it for dataset `name`, else `mapping["default"]`."""
+    return mapping[name] if name in mapping else mapping["default"]
 
 
 def dataset_artifacts(names=None):
@@ -111,81 +114,13 @@ def artifact(name):
 
 def raw_inputs(wildcards):
     """Verified raw files that dataset `wildcards.dataset` is built from."""
-    files = REGISTRY["datasets"][wildcards.dataset].get("files", [])
-    return [f"{RAW_DIR}/{f}" for f in files]
+    return [f"{RAW_DIR}/{f}" for f in REGISTRY["datasets"][wildcards.dataset]["files"]]
 
 
-def snest_grid(dataset, cell):
-    """The parameter grid of a Table 1 cell on a dataset: the first of the dataset's override
-    for the cell's method, the dataset's default override, the method's grid, the default.
-    """
-    method = cell.split("-")[0]
-    grids = config["snest"]["grid"]
-    override = config["snest"].get("grid_by_dataset", {}).get(dataset, {})
-    for candidate in (override.get(method), override.get("default"), grids.get(method)):
-        if candidate is not None:
-            return candidate
-    return grids["default"]
-
-
-def snest_restarts(dataset):
-    restarts = config["snest"]["restarts"]
-    return restarts.get(dataset, restarts["default"])
-
-
-def snest_runs():
-    """Every runs file of Table 1: one per (dataset, cell)."""
-    section = config.get("snest", {"datasets": [], "cells": []})
-    return expand(
-        "results/embeddings/snest/{dataset}/{cell}.npz",
-        dataset=section["datasets"],
-        cell=section["cells"],
-    )
-
-
-# SNEST figures showing the best snest-2-1 run of a dataset (fig2b needs no run)
-SNEST_FIGURES = {"fig2a": "school", "fig3": "nips22", "fig4": "w5000"}
-
-# final outputs of each paper, requested by `rule all` when the config has the paper's section;
-# each paper's .smk adds its own entry: PAPER_TARGETS["<section>"] = [...]
-PAPER_TARGETS = {
-    "snest": ["results/tables/snest_kl.csv", "results/tables/snest_kl.md"]
-    + expand(
-        "results/figures/snest_{fig}.{ext}",
-        fig=config.get("snest", {}).get("figures", []),
-        ext=["png", "pdf"],
-    ),
-}
+# final outputs of each paper (the default target asks for them all); each paper's .smk,
+# included when the config has its section, adds its own entry PAPER_TARGETS["<section>"]
+PAPER_TARGETS = {}
 
 
 def paper_targets():
-    return [t for section, ts in PAPER_TARGETS.items() if section in config for t in ts]
-
-
-# the D-CODE variants (the per-token block re-runs only these)
-DCODE_VARIANTS = ["dcode", "dcode_mle", "static_dcode", "static_dcode_mle"]
-
-
-def dcode_rank_settings(wildcards):
-    """The dcode-rank job's settings: the config section, methods by observation model (the
-    per-token block re-runs only the D-CODE variants; the baselines do not depend on it).
-    """
-    methods = config["dcode"]["methods"]
-    if wildcards.observation != config["dcode"]["observations"][0]:
-        methods = [m for m in methods if m in DCODE_VARIANTS]
-    else:
-        methods = methods + config["dcode"]["references"]
-    keys = [
-        "subsets",
-        "seed",
-        "fit_step",
-        "pool",
-        "params",
-        "grid",
-        "val_subsets",
-        "val_steps",
-    ]
-    keys += ["grid_extensions", "prediction", "paper_words"]
-    settings = {key: config["dcode"][key] for key in keys}
-    settings.update(observation=wildcards.observation, methods=methods)
-    return json.dumps(settings)
+    return [t for targets in PAPER_TARGETS.values() for t in targets]

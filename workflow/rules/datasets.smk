@@ -17,7 +17,7 @@ rule fetch_raw:
     params:
         registry=REGISTRY_PATH,
         mirror=f"--mirror {MIRROR}" if MIRROR and Path(MIRROR).is_dir() else "",
-        offline="--offline" if config["data"].get("offline") else "",
+        offline="--offline" if config["data"]["offline"] else "",
     shell:
         "python -m embedlab fetch --registry {params.registry} --file {wildcards.path:q}"
         " --dest {output:q} {params.mirror} {params.offline} > {log:q} 2>&1"
@@ -37,10 +37,10 @@ rule build_dataset:
         dataset="|".join(REGISTRY["datasets"]),
     conda:
         "../envs/embedlab.yaml"
-    threads: lambda wc: dataset_resource(wc.dataset, "threads", 1)
+    threads: lambda wc: REGISTRY["datasets"][wc.dataset]["resources"]["threads"]
     resources:
-        mem_mb=lambda wc: dataset_resource(wc.dataset, "mem_mb", 2000),
-        runtime=lambda wc: dataset_resource(wc.dataset, "runtime", 30),
+        mem_mb=lambda wc: REGISTRY["datasets"][wc.dataset]["resources"]["mem_mb"],
+        runtime=lambda wc: REGISTRY["datasets"][wc.dataset]["resources"]["runtime"],
     params:
         registry=REGISTRY_PATH,
         raw_dir=RAW_DIR,

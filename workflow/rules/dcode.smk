@@ -1,28 +1,29 @@
 """D-CODE paper (Sarkar, Siddiqi & Gordon 2007): Table 2 (section 4.5) and Figs. 3-5."""
 
-if "dcode" in config:
-    validate(config["dcode"], schema="../schemas/dcode.schema.yaml")
-    PAPER_TARGETS["dcode"] = [
+validate(config["dcode"], schema="../schemas/dcode.schema.yaml")
+DCODE = config["dcode"]
+PAPER_TARGETS["dcode"] = (
+    [
         "results/tables/dcode_rank.csv",
         "results/tables/dcode_rank.md",
         "results/tables/dcode_synthetic_rank.csv",
-    ] + expand(
+    ]
+    + expand(
         "results/figures/dcode_{fig}.{ext}",
-        fig=list(config["dcode"]["figures"]),
+        fig=list(DCODE["figures"]),
         ext=["png", "pdf"],
     )
-    PAPER_TARGETS["dcode"] += [
-        f"results/tables/dcode_{fig}.csv"
-        for fig in config["dcode"]["figures"]
-        if fig != "fig3"
-    ]
+    + [f"results/tables/dcode_{fig}.csv" for fig in DCODE["figures"] if fig != "fig3"]
+)
 
-DCODE = config.get("dcode", {})
+
+include: "dcode_helpers.smk"
+
 
 # one Table 2 result file per observation model and subset size ("20,188" -> 20a_188w)
 DCODE_SIZE_FILES = [
     "results/dcode/rank_{}_{}a_{}w.json".format(observation, *size.split(","))
-    for observation in DCODE.get("observations", [])
+    for observation in DCODE["observations"]
     for size in DCODE["sizes"]
 ]
 

@@ -1,28 +1,28 @@
-"""Diffeomap paper (section 3 of design/EXPERIMENTS.md): 1-NN table, Figs. 2-4."""
+"""Diffeomap paper (Walder & Schoelkopf 2008): 1-NN table, Figs. 2-4 (included when the
+config has a `diffeomap` section; workflow/schemas/diffeomap.schema.yaml holds its defaults).
+"""
 
-if "diffeomap" in config:
-    validate(config["diffeomap"], schema="../schemas/diffeomap.schema.yaml")
-    PAPER_TARGETS["diffeomap"] = (
+validate(config["diffeomap"], schema="../schemas/diffeomap.schema.yaml")
+DIFFEOMAP = config["diffeomap"]
+PAPER_TARGETS["diffeomap"] = (
+    [
+        "results/tables/diffeomap_1nn.csv",
+        "results/tables/diffeomap_1nn.md",
+    ]
+    + (
         [
-            "results/tables/diffeomap_1nn.csv",
-            "results/tables/diffeomap_1nn.md",
+            "results/tables/diffeomap_nips_author_sets.csv",
+            "results/tables/diffeomap_nips_author_sets.md",
         ]
-        + (
-            [
-                "results/tables/diffeomap_nips_author_sets.csv",
-                "results/tables/diffeomap_nips_author_sets.md",
-            ]
-            if "nips_text" in config["diffeomap"]["table_datasets"]
-            else []
-        )
-        + expand(
-            "results/figures/diffeomap_{fig}.{ext}",
-            fig=config["diffeomap"]["figures"],
-            ext=["png", "pdf"],
-        )
+        if "nips_text" in DIFFEOMAP["table_datasets"]
+        else []
     )
-
-DIFFEOMAP = config.get("diffeomap", {})
+    + expand(
+        "results/figures/diffeomap_{fig}.{ext}",
+        fig=DIFFEOMAP["figures"],
+        ext=["png", "pdf"],
+    )
+)
 # figure -> the dataset whose final map it shows
 DIFFEOMAP_FIGURES = {"fig2": "mocap", "fig3": "vowel", "fig4": "usps"}
 
@@ -30,20 +30,16 @@ DIFFEOMAP_FIGURES = {"fig2": "mocap", "fig3": "vowel", "fig4": "usps"}
 # command-line options describing how a dataset is prepared (subset, PCA, classes)
 DIFFEOMAP_DATA_KEYS = ("subsample", "pca_dims", "top_authors", "author_match")
 diffeomap_data_args = lambda wc: " ".join(
-    [f"--seed {DIFFEOMAP.get('seed', 0)}"]
+    [f"--seed {DIFFEOMAP['seed']}"]
     + [
         f"--{key.replace('_', '-')} {value}"
         for key, value in DIFFEOMAP["datasets"][wc.dataset].items()
         if key in DIFFEOMAP_DATA_KEYS
     ]
-    + (
-        []
-        if DIFFEOMAP["datasets"][wc.dataset].get("use_labels", True)
-        else ["--no-labels"]
-    )
+    + ([] if DIFFEOMAP["datasets"][wc.dataset]["use_labels"] else ["--no-labels"])
     + (
         ["--centre-frames"]
-        if DIFFEOMAP["datasets"][wc.dataset].get("centre_frames", False)
+        if DIFFEOMAP["datasets"][wc.dataset]["centre_frames"]
         else []
     )
 )
@@ -53,7 +49,7 @@ diffeomap_settings = lambda stage: (
     )
     + f" --eps {DIFFEOMAP['eps']} --optimizer {DIFFEOMAP['optimizer']}"
 )
-diffeomap_threads = lambda wc: DIFFEOMAP["datasets"][wc.dataset].get("threads", 1)
+diffeomap_threads = lambda wc: DIFFEOMAP["datasets"][wc.dataset]["threads"]
 
 
 rule diffeomap_grid:
@@ -125,8 +121,8 @@ rule diffeomap_baselines:
     params:
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         data=diffeomap_data_args,
-        methods=DIFFEOMAP.get("baselines", []),
-        neighbors=DIFFEOMAP.get("isomap_neighbors", 10),
+        methods=DIFFEOMAP["baselines"],
+        neighbors=DIFFEOMAP["isomap_neighbors"],
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
         " python -m embedlab diffeomap-baselines --artifact {params.folder:q}"
@@ -139,7 +135,7 @@ rule diffeomap_table:
     input:
         files=expand(
             "results/embeddings/diffeomap/{dataset}/{stage}.npz",
-            dataset=DIFFEOMAP.get("table_datasets", []),
+            dataset=DIFFEOMAP["table_datasets"],
             stage=["grid", "final", "baselines"],
         ),
         paper="config/paper_values/diffeomap_1nn.csv",
@@ -188,7 +184,7 @@ rule diffeomap_author_sets:
             if "pca_dims" in DIFFEOMAP["datasets"]["nips_text"]
             else ""
         ),
-        seed=DIFFEOMAP.get("seed", 0),
+        seed=DIFFEOMAP["seed"],
     shell:
         "OPENBLAS_NUM_THREADS=1 python -m embedlab diffeomap-author-sets"
         " --artifact results/datasets/nips_text {params.pca} --seed {params.seed}"

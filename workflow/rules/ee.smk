@@ -1,17 +1,17 @@
-"""Elastic Embedding (section 5 of design/EXPERIMENTS.md)."""
+"""Elastic Embedding (notes from the smallvis docs): lambda sweeps and the homotopy method
+(included when the config has an `ee` section; workflow/schemas/ee.schema.yaml holds its
+defaults)."""
 
-if "ee" in config:
-    validate(config["ee"], schema="../schemas/ee.schema.yaml")
-
-EE = config.get("ee", {})
-EE_HOMOTOPY = EE.get("homotopy", {})
+validate(config["ee"], schema="../schemas/ee.schema.yaml")
+EE = config["ee"]
+EE_HOMOTOPY = EE["homotopy"]
 
 
 PAPER_TARGETS["ee"] = (
     ["results/tables/ee_sweep.csv", "results/tables/ee_sweep.md"]
     + expand(
         "results/figures/ee_sweep_{dataset}.{ext}",
-        dataset=EE.get("datasets", []),
+        dataset=EE["datasets"],
         ext=["png", "pdf"],
     )
     + [
@@ -40,14 +40,10 @@ rule ee_sweep:
         runtime=120,
     params:
         folder=lambda wc: f"results/datasets/{wc.dataset}",
-        lambdas=json.dumps(EE.get("lambdas", {})),
-        perplexity=lambda wc: EE.get("perplexity", {}).get(
-            wc.dataset, EE.get("perplexity", {}).get("default", 40)
-        ),
-        max_iter=lambda wc: EE.get("max_iter", {}).get(
-            wc.dataset, EE.get("max_iter", {}).get("default", 1000)
-        ),
-        rates=EE.get("learning_rates", [100, 10]),
+        lambdas=json.dumps(EE["lambdas"]),
+        perplexity=lambda wc: per_dataset(EE["perplexity"], wc.dataset),
+        max_iter=lambda wc: per_dataset(EE["max_iter"], wc.dataset),
+        rates=EE["learning_rates"],
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} python -m embedlab ee-sweep"
         " --artifact {params.folder:q} --dataset {wildcards.dataset} --lambdas {params.lambdas:q}"
@@ -59,7 +55,7 @@ rule ee_sweep:
 rule ee_table:
     """All datasets' sweep metrics in one table."""
     input:
-        expand("results/embeddings/ee/{dataset}.csv", dataset=EE.get("datasets", [])),
+        expand("results/embeddings/ee/{dataset}.csv", dataset=EE["datasets"]),
     output:
         csv=report(
             "results/tables/ee_sweep.csv",
@@ -112,7 +108,7 @@ rule ee_figure:
 rule ee_homotopy:
     """Swiss roll: fixed lambda vs polytope / log-spaced homotopy at the same budget."""
     input:
-        artifact(EE_HOMOTOPY.get("dataset", "swissroll")),
+        artifact(EE_HOMOTOPY["dataset"]),
     output:
         csv=report(
             "results/tables/ee_homotopy.csv",
@@ -139,12 +135,12 @@ rule ee_homotopy:
     params:
         folder=lambda wc, input: str(Path(input[0]).parent),
         stem=subpath(output.pdf, strip_suffix=".pdf"),
-        lam=EE_HOMOTOPY.get("lam", 100),
-        perplexity=EE_HOMOTOPY.get("perplexity", 12),
-        budget=EE_HOMOTOPY.get("budget", 5000),
-        start=EE_HOMOTOPY.get("start", 1e-4),
-        steps=EE_HOMOTOPY.get("logspace_steps", 50),
-        rate=EE_HOMOTOPY.get("learning_rate", 100),
+        lam=EE_HOMOTOPY["lam"],
+        perplexity=EE_HOMOTOPY["perplexity"],
+        budget=EE_HOMOTOPY["budget"],
+        start=EE_HOMOTOPY["start"],
+        steps=EE_HOMOTOPY["logspace_steps"],
+        rate=EE_HOMOTOPY["learning_rate"],
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} python -m embedlab"
         " ee-homotopy --artifact {params.folder:q} --lam {params.lam}"

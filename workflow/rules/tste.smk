@@ -1,7 +1,44 @@
-"""t-STE paper (section 4 of design/EXPERIMENTS.md)."""
+"""t-STE paper (van der Maaten & Weinberger 2012): Fig. 2 as tables, the claims, Figs. 2-4
+(included when the config has a `tste` section; workflow/schemas/tste.schema.yaml holds its
+defaults).
+
+Two readings of the protocol (tste.protocols): paper_text writes results/*/tste_* (the
+section's top-level keys), authors_code results/*/tste_authors_* (section authors_code).
+"""
+
+validate(config["tste"], schema="../schemas/tste.schema.yaml")
+TSTE = config["tste"]
+TSTE_PROTOCOLS = TSTE["protocols"]
+TSTE_AUTHORS = TSTE["authors_code"] if "authors_code" in TSTE_PROTOCOLS else None
+# the file-name prefix of each protocol's metrics, tables and figures
+TSTE_PREFIX = {"paper_text": "tste", "authors_code": "tste_authors"}
+TSTE_SECTION = {
+    TSTE_PREFIX[p]: TSTE_AUTHORS if p == "authors_code" else TSTE
+    for p in TSTE_PROTOCOLS
+}
+TSTE_DATASETS = sorted({d for s in TSTE_SECTION.values() for d in s["datasets"]})
+PAPER_TARGETS["tste"] = []
+for _prefix in TSTE_SECTION:
+    PAPER_TARGETS["tste"] += (
+        expand(
+            "results/tables/{prefix}_{dataset}.{ext}",
+            prefix=_prefix,
+            dataset=TSTE_SECTION[_prefix]["datasets"],
+            ext=["csv", "md"],
+        )
+        + expand(
+            "results/tables/{prefix}_claims.{ext}", prefix=_prefix, ext=["md", "csv"]
+        )
+        + expand(
+            "results/figures/{prefix}_{fig}.{ext}",
+            prefix=_prefix,
+            fig=["fig2", "fig3", "fig4"] if _prefix == "tste" else ["fig2", "fig3"],
+            ext=["png", "pdf"],
+        )
+    )
 
 
-include: "tste_setup.smk"
+include: "tste_helpers.smk"
 
 
 rule tste_evaluate:
@@ -24,27 +61,20 @@ rule tste_evaluate:
         runtime=600,
     params:
         folder=lambda wc: f"results/datasets/{wc.dataset}",
-        dims=TSTE.get("dims", []),
-        folds=TSTE.get("n_folds", 10),
-        grid=lambda wc: json.dumps(TSTE.get("grids", {}).get(wc.method, {})),
-        seed=TSTE.get("seed", 0),
-        max_iter=TSTE.get("max_iter", 1000),
-        subset=lambda wc: (
-            f"--max-triplets {TSTE['max_triplets'][wc.dataset]}"
-            if wc.dataset in TSTE.get("max_triplets", {})
-            else ""
+        dims=TSTE["dims"],
+        folds=TSTE["n_folds"],
+        grid=lambda wc: json.dumps(
+            TSTE["grids"][wc.method] if wc.method in TSTE["grids"] else {}
         ),
-        folds_used=lambda wc: (
-            f"--folds-used {TSTE['folds_used'][wc.dataset][wc.method]}"
-            if wc.method in TSTE.get("folds_used", {}).get(wc.dataset, {})
-            else ""
-        ),
+        seed=TSTE["seed"],
+        max_iter=TSTE["max_iter"],
+        options=tste_evaluate_options,
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
         " python -m embedlab tste-evaluate --artifact {params.folder:q}"
         " --method {wildcards.method} --dims {params.dims} --folds {params.folds}"
         " --grid {params.grid:q} --seed {params.seed} --max-iter {params.max_iter}"
-        " {params.subset} {params.folds_used} --out {output:q} > {log:q} 2>&1"
+        " {params.options} --out {output:q} > {log:q} 2>&1"
 
 
 rule tste_evaluate_authors:
@@ -67,9 +97,9 @@ rule tste_evaluate_authors:
         runtime=600,
     params:
         folder=lambda wc: f"results/datasets/{wc.dataset}",
-        dims=TSTE_AUTHORS.get("dims", []),
-        folds=TSTE_AUTHORS.get("n_folds"),
-        seed=TSTE.get("seed", 0),
+        dims=lambda wc: TSTE_AUTHORS["dims"],
+        folds=lambda wc: TSTE_AUTHORS["n_folds"],
+        seed=TSTE["seed"],
         args=tste_authors_args,
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
@@ -118,7 +148,7 @@ rule tste_claims:
         tables=lambda wc: expand(
             "results/tables/{prefix}_{dataset}.csv",
             prefix=wc.prefix,
-            dataset=TSTE_SECTION[wc.prefix].get("datasets", []),
+            dataset=TSTE_SECTION[wc.prefix]["datasets"],
         ),
         paper="config/paper_values/tste_claims.csv",
     output:
@@ -165,7 +195,7 @@ rule tste_map:
         runtime=120,
     params:
         folder=lambda wc: f"results/datasets/{wc.dataset}",
-        seed=TSTE.get("seed", 0),
+        seed=TSTE["seed"],
         args=tste_map_args,
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
@@ -199,7 +229,7 @@ rule tste_figure:
     params:
         stem=subpath(output.pdf, strip_suffix=".pdf"),
         artifact=lambda wc: (
-            f"--artifact results/datasets/{TSTE_MAPS['fig4']['dataset']}"
+            f"--artifact results/datasets/{TSTE['maps']['fig4']['dataset']}"
             if wc.fig == "fig4"
             else ""
         ),
