@@ -59,7 +59,7 @@ def test_cli_sweep_table_figure_homotopy(roll, tmp_path):
     maps, csv = tmp_path / "roll.npz", tmp_path / "roll.csv"
     run("ee-sweep", "--artifact", folder, "--dataset", "roll", "--perplexity", 12,
         "--lambdas", '{"distance": [10, 100], "uniform": [1e-4]}', "--max-iter", 100,
-        "--out", maps, "--csv", csv)
+        "--learning-rates", 100, 10, "--out", maps, "--csv", csv)
     run("ee-table", "--csv", tmp_path / "t.csv", "--md", tmp_path / "t.md", csv)
     table = pd.read_csv(tmp_path / "t.csv")
     assert len(table) == 3 and "trustworthiness" in (tmp_path / "t.md").read_text()
@@ -67,6 +67,7 @@ def test_cli_sweep_table_figure_homotopy(roll, tmp_path):
         "--out", tmp_path / "fig")
     assert (tmp_path / "fig.png").stat().st_size > 0 and (tmp_path / "fig.pdf").exists()
     run("ee-homotopy", "--artifact", folder, "--budget", 140, "--logspace-steps", 7,
+        "--lam", 100, "--perplexity", 12, "--learning-rate", 100, "--start", 1e-4,
         "--csv", tmp_path / "h.csv", "--md", tmp_path / "h.md", "--out", tmp_path / "h")
     homotopy = pd.read_csv(tmp_path / "h.csv")
     assert list(homotopy["schedule"]) == ["fixed", "polytope", "logspace"]

@@ -39,7 +39,9 @@ def school_runs(tmp_path_factory):
         ("snest-2-1", {"learning_rate": [10.0], "time_ratio": [0.01]}),
     ]:
         out = tmp / f"{cell}.npz"
-        snest.embed_cell(tmp / "school", cell, out, grid, n_restarts=2, max_iter=600, log_every=0)
+        snest.embed_cell(
+            tmp / "school", cell, out, grid, n_restarts=2, seed=0, max_iter=600, log_every=0
+        )
         files.append(out)
     return tmp, files
 

@@ -103,7 +103,10 @@ def test_claims_verdicts_follow_the_numbers():
 
 def test_maps_and_figures(planted, metrics, tmp_path):
     for method in ("t-STE-X", "STE-X"):
-        tste.embed_map(planted, method, tmp_path / f"{method}.npz", max_iter=100)
+        tste.embed_map(
+            planted, method, tmp_path / f"{method}.npz", seed=0, max_iter=100,
+            protocol="paper_text",
+        )  # fmt: skip
     Y, labels, meta = tste.load_map(tmp_path / "t-STE-X.npz")
     assert Y.shape == (36, 2) and len(labels) == 36 and meta["method"] == "t-STE-X"
     assert meta["training_error"] < 0.2
@@ -123,7 +126,9 @@ def test_bad_input_fails_early(planted, tmp_path):
     with pytest.raises(ValueError, match="unknown method"):
         tste.make_estimator("PCA-X", 2)
     with pytest.raises(ValueError, match="one parameter"):
-        tste.evaluate_method(planted, "CKL-X", [2], 2, {"mu": [0.1], "lam": [0.0]})
+        tste.evaluate_method(
+            planted, "CKL-X", [2], 2, {"mu": [0.1], "lam": [0.0]}, seed=0, max_iter=10
+        )
     art = artifacts.load(planted)
     art.arrays.pop("labels")
     artifacts.save(art, tmp_path / "nolabels", "nolabels")
@@ -238,7 +243,7 @@ def _write(df, path):
 
 def test_authors_map_is_rescaled_to_the_unit_square(planted_self, tmp_path):
     tste.embed_map(
-        planted_self, "CKL-X", tmp_path / "m.npz", max_iter=50, params={"mu": 0.05},
+        planted_self, "CKL-X", tmp_path / "m.npz", seed=0, max_iter=50, params={"mu": 0.05},
         protocol="authors_code",
     )  # fmt: skip
     Y, _, meta = tste.load_map(tmp_path / "m.npz")
@@ -246,4 +251,6 @@ def test_authors_map_is_rescaled_to_the_unit_square(planted_self, tmp_path):
     np.testing.assert_allclose(Y.max(axis=0), 1.0)
     assert meta["protocol"] == "authors_code"
     with pytest.raises(ValueError, match="protocol"):
-        tste.embed_map(planted_self, "CKL-X", tmp_path / "x.npz", protocol="paper")
+        tste.embed_map(
+            planted_self, "CKL-X", tmp_path / "x.npz", seed=0, max_iter=5, protocol="paper"
+        )

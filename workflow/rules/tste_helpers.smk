@@ -32,7 +32,7 @@ def tste_map_args(wc):
     fig3, fig4 = TSTE["maps"]["fig3"], TSTE["maps"]["fig4"]
     spec = fig3 if wc.dataset == fig3["dataset"] else fig4
     max_iter = spec["max_iter"] if "max_iter" in spec else TSTE["max_iter"]
-    args = f"--max-iter {max_iter}"
+    args = f"--protocol paper_text --max-iter {max_iter}"
     if "max_triplets" in spec:
         args += f" --max-triplets {spec['max_triplets']}"
     return args

@@ -71,9 +71,10 @@ def embed_cell(
     out: str | Path,
     grid: Mapping[str, list],
     n_restarts: int,
-    seed: int = 0,
-    max_iter: int = 5000,
-    log_every: int = 250,
+    *,
+    seed: int,
+    max_iter: int,
+    log_every: int,
 ) -> runs.Run:
     """Run every restart x grid point of ``cell`` on the similarity artifact; save all runs."""
     art = artifacts.load(artifact_dir)
@@ -252,9 +253,10 @@ def _cmd_table(args: argparse.Namespace) -> None:
     Path(args.md).write_text("\n".join(md) + "\n")
 
 
-# figure -> (dataset whose best SNEST R^{2,1} run it shows, colour limit of the time axis as in
-# the paper's figure); fig2b (the kernel's contour) needs no run
-FIGURES = {"fig2a": ("school", None), "fig3": ("nips22", 1.0), "fig4": ("w5000", 0.8)}
+# figure -> colour limit of its time axis, as in the paper's figure (which dataset each figure
+# shows is the workflow's choice: SNEST_FIGURES in workflow/rules/snest.smk); fig2b (the
+# kernel's contour) needs no run
+TIME_LIMITS = {"fig2a": None, "fig3": 1.0, "fig4": 0.8}
 
 
 def figure(name: str, out_stem: str | Path, runs_file=None, artifact_dir=None) -> None:
@@ -264,7 +266,7 @@ def figure(name: str, out_stem: str | Path, runs_file=None, artifact_dir=None) -
     if name == "fig2b":
         plots.save_figure(plots.kernel_contour_figure(), out_stem)
         return
-    if name not in FIGURES:
+    if name not in TIME_LIMITS:
         raise ValueError(f"unknown SNEST figure {name!r}; expected fig2a, fig2b, fig3 or fig4")
     if runs_file is None or artifact_dir is None:
         raise ValueError(f"figure {name} needs a runs file and the dataset artifact")
@@ -274,7 +276,7 @@ def figure(name: str, out_stem: str | Path, runs_file=None, artifact_dir=None) -
             f"{runs_file}: figure {name} shows SNEST R^{{2,1}}, got {data['meta']['cell']}"
         )
     Y, art = data["best_embedding"], artifacts.load(artifact_dir)
-    items, time_limit = art.items, FIGURES[name][1]
+    items, time_limit = art.items, TIME_LIMITS[name]
     if name == "fig2a":
         fig = plots.school_figure(
             Y, art.arrays["links"], items["class"].to_numpy(), items["role_in_class"].to_numpy()
@@ -301,11 +303,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--artifact", required=True, help="similarity artifact folder")
     p.add_argument("--cell", required=True, help="sne-D, tsne-D or snest-DS-DT")
     p.add_argument("--out", required=True, help="runs file (.npz)")
-    p.add_argument("--grid", default='{"learning_rate": [500.0]}', help="JSON parameter grid")
-    p.add_argument("--restarts", type=int, default=1)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-iter", type=int, default=5000)
-    p.add_argument("--log-every", type=int, default=250)
+    p.add_argument("--grid", required=True, help="JSON parameter grid")
+    p.add_argument("--restarts", type=int, required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--max-iter", type=int, required=True)
+    p.add_argument("--log-every", type=int, required=True)
     p.set_defaults(func=_cmd_embed)
 
     p = sub.add_parser("snest-table", help="Table 1: minimal KL per cell beside the paper's")

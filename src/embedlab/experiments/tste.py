@@ -179,8 +179,9 @@ def evaluate_method(
     dims: Iterable[int],
     n_folds: int,
     grid: Mapping[str, list] | None = None,
-    seed: int = 0,
-    max_iter: int = 1000,
+    *,
+    seed: int,
+    max_iter: int,
     max_triplets: int | None = None,
     folds_used: int | None = None,
 ) -> pd.DataFrame:
@@ -295,11 +296,12 @@ def embed_map(
     artifact_dir: str | Path,
     method: str,
     out: str | Path,
-    seed: int = 0,
-    max_iter: int = 1000,
+    *,
+    seed: int,
+    max_iter: int | None,
+    protocol: str,
     max_triplets: int | None = None,
     params: Mapping[str, Any] | None = None,
-    protocol: str = "paper_text",
 ) -> None:
     """Fit ``method`` in 2-D on all triplets; save embedding, labels and errors to ``out``.
 
@@ -315,8 +317,9 @@ def embed_map(
         fit_params = authors_params(method, params)
         max_iter = authors_max_iter(method, max_iter)
     else:
+        if max_iter is None:
+            raise ValueError(f"{method}: the paper_text protocol needs max_iter")
         fit_params = dict(params or {})
-        max_iter = 1000 if max_iter is None else max_iter
     est = make_estimator(method, 2, **fit_params, max_iter=max_iter, random_state=seed)
     Y = est.fit(trip, n=n, allow_self=allow_self).embedding_
     ties = "violated"
@@ -545,12 +548,15 @@ def _cmd_evaluate(args: argparse.Namespace) -> None:
     )
     inputs = (args.artifact, args.method, args.dims, args.folds, json.loads(args.grid))
     if args.protocol == "authors_code":
+        if args.nn_training is None:
+            raise SystemExit("tste-evaluate: --protocol authors_code needs --nn-training")
         df = evaluate_authors(
             *inputs, max_iter=args.max_iter, nn_training=args.nn_training, **common
         )
     else:
-        max_iter = 1000 if args.max_iter is None else args.max_iter
-        df = evaluate_method(*inputs, max_iter=max_iter, **common)
+        if args.max_iter is None:
+            raise SystemExit("tste-evaluate: --protocol paper_text needs --max-iter")
+        df = evaluate_method(*inputs, max_iter=args.max_iter, **common)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(args.out, index=False)
 
@@ -626,22 +632,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--artifact", required=True, help="triplets artifact folder")
     p.add_argument("--method", required=True, choices=METHOD_ORDER)
     p.add_argument("--dims", type=int, nargs="+", required=True)
-    p.add_argument("--folds", type=int, default=10)
+    p.add_argument("--folds", type=int, required=True)
     p.add_argument("--folds-used", type=int, default=None, help="only the first N folds")
-    p.add_argument("--grid", default="{}", help='JSON {"param": [values]} chosen by validation')
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--protocol", choices=list(PREFIX), default="paper_text")
     p.add_argument(
-        "--nn-training", choices=["first", "all"], default="first", help="authors_code only"
+        "--grid", required=True, help='JSON {"param": [values]} chosen by validation ({}: none)'
     )
-    p.add_argument("--max-iter", type=int, default=None, help="default 1000 / as coded")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--protocol", choices=list(PREFIX), required=True)
+    p.add_argument(
+        "--nn-training", choices=["first", "all"], help="authors_code: the 1-NN fits' triplets"
+    )
+    p.add_argument(
+        "--max-iter", type=int, default=None, help="required for paper_text; authors_code: as coded"
+    )
     p.add_argument("--max-triplets", type=int, default=None)
     p.add_argument("--out", required=True, help="metrics CSV")
     p.set_defaults(func=_cmd_evaluate)
 
     p = sub.add_parser("tste-table", help="Fig. 2 table of one dataset (mean over folds)")
     p.add_argument("--dataset", required=True)
-    p.add_argument("--protocol", choices=list(PREFIX), default="paper_text")
+    p.add_argument("--protocol", choices=list(PREFIX), required=True)
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
     p.add_argument("metrics", nargs="+", help="CSV files written by tste-evaluate")
@@ -649,7 +659,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("tste-claims", help="the paper's textual claims checked")
     p.add_argument("--paper", required=True, help="config/paper_values/tste_claims.csv")
-    p.add_argument("--protocol", choices=list(PREFIX), default="paper_text")
+    p.add_argument("--protocol", choices=list(PREFIX), required=True)
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
     p.add_argument("tables", nargs="+", help="results/tables/tste_<dataset>.csv")
@@ -659,16 +669,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--artifact", required=True)
     p.add_argument("--method", required=True, choices=METHOD_ORDER)
     p.add_argument("--out", required=True, help=".npz")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--protocol", choices=list(PREFIX), default="paper_text")
-    p.add_argument("--max-iter", type=int, default=None, help="default 1000 / as coded")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--protocol", choices=list(PREFIX), required=True)
+    p.add_argument(
+        "--max-iter", type=int, default=None, help="required for paper_text; authors_code: as coded"
+    )
     p.add_argument("--max-triplets", type=int, default=None)
     p.add_argument("--params", default="{}", help="JSON fixed estimator parameters")
     p.set_defaults(func=_cmd_map)
 
     p = sub.add_parser("tste-figure", help="t-STE paper figure (png + pdf)")
     p.add_argument("figure", choices=["fig2", "fig3", "fig4"])
-    p.add_argument("--protocol", choices=list(PREFIX), default="paper_text")
+    p.add_argument("--protocol", choices=list(PREFIX), required=True)
     p.add_argument("--out", required=True, help="output path without extension")
     p.add_argument("--artifact", help="music artifact (fig4)")
     p.add_argument("inputs", nargs="+", help="fig2: tables; fig3: four maps; fig4: one map")
