@@ -29,6 +29,9 @@ from sklearn.base import BaseEstimator
 from embedlab.kernels import neighbour as kernel_mod
 from embedlab.optimize import DivergenceError, GradientDescent, OptimizeResult, minimize
 
+#: the optimiser's defaults (the SNEST paper's settings): the one home of the estimators' defaults
+PAPER = GradientDescent()
+
 
 class InvalidAffinityError(ValueError):
     """The affinity matrix P is not a valid joint distribution over pairs."""
@@ -157,7 +160,7 @@ class _NeighbourEmbedding(BaseEstimator):
     def _settings(self) -> GradientDescent:
         return GradientDescent(
             learning_rate=self.learning_rate,
-            learning_rate_time=getattr(self, "learning_rate_time", 1.0),
+            learning_rate_time=getattr(self, "learning_rate_time", PAPER.learning_rate_time),
             momentum=tuple(self.momentum),
             momentum_epochs=tuple(self.momentum_epochs),
             exaggeration=self.exaggeration,
@@ -172,7 +175,7 @@ class _NeighbourEmbedding(BaseEstimator):
     def _initial(self, n: int, n_space: int, n_time: int) -> np.ndarray:
         rng = np.random.default_rng(self.random_state)
         space = rng.normal(0.0, self.init_scale, size=(n, n_space))
-        time = rng.normal(0.0, getattr(self, "init_scale_time", 1e-5), size=(n, n_time))
+        time = rng.normal(0.0, self.init_scale_time if n_time else 0.0, size=(n, n_time))
         return np.hstack([space, time])
 
     def fit(self, P, y=None):
@@ -226,15 +229,15 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         self,
         n_components=2,
         *,
-        learning_rate=500.0,
-        momentum=(0.5, 0.8, 0.9),
-        momentum_epochs=(250, 1000),
-        exaggeration=4.0,
-        exaggeration_epochs=100,
-        min_gain=0.01,
-        max_iter=5000,
-        min_iter=500,
-        tol=1e-9,
+        learning_rate=PAPER.learning_rate,
+        momentum=PAPER.momentum,
+        momentum_epochs=PAPER.momentum_epochs,
+        exaggeration=PAPER.exaggeration,
+        exaggeration_epochs=PAPER.exaggeration_epochs,
+        min_gain=PAPER.min_gain,
+        max_iter=PAPER.max_iter,
+        min_iter=PAPER.min_iter,
+        tol=PAPER.tol,
         init_scale=1e-4,
         log_every=0,
         random_state=None,
@@ -286,16 +289,16 @@ class SNEST(_NeighbourEmbedding):
         n_space=2,
         n_time=1,
         *,
-        learning_rate=500.0,
-        learning_rate_time=1.0,
-        momentum=(0.5, 0.8, 0.9),
-        momentum_epochs=(250, 1000),
-        exaggeration=4.0,
-        exaggeration_epochs=100,
-        min_gain=0.01,
-        max_iter=5000,
-        min_iter=500,
-        tol=1e-9,
+        learning_rate=PAPER.learning_rate,
+        learning_rate_time=PAPER.learning_rate_time,
+        momentum=PAPER.momentum,
+        momentum_epochs=PAPER.momentum_epochs,
+        exaggeration=PAPER.exaggeration,
+        exaggeration_epochs=PAPER.exaggeration_epochs,
+        min_gain=PAPER.min_gain,
+        max_iter=PAPER.max_iter,
+        min_iter=PAPER.min_iter,
+        tol=PAPER.tol,
         init_scale=1e-4,
         init_scale_time=1e-5,
         log_every=0,
