@@ -362,7 +362,7 @@ def test_self_triplets_are_valid_only_where_the_artifact_says_so():
     import pandas as pd
 
     from embedlab import artifacts
-    from embedlab.evaluate.triplets import check_triplets
+    from embedlab.methods.triplets import check_triplets
 
     items = pd.DataFrame({"name": ["a", "b", "c"]})
 

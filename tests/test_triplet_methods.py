@@ -7,12 +7,8 @@ import pytest
 from sklearn.base import clone
 
 from embedlab.evaluate.neighbours import loo_1nn_error_rate
-from embedlab.evaluate.triplets import (
-    check_triplets,
-    kfold_triplets,
-    select_by_validation,
-    triplet_error,
-)
+from embedlab.evaluate.triplets import holdout_split, kfold_triplets, triplet_error
+from embedlab.experiments.tste import choose_by_validation
 from embedlab.kernels import triplets as kern
 from embedlab.methods.triplets import (
     CKL,
@@ -23,6 +19,7 @@ from embedlab.methods.triplets import (
     CoordsObjective,
     GramObjective,
     adaptive_descent,
+    check_triplets,
     gram_embedding,
     project_psd,
     project_unit_diagonal,
@@ -332,11 +329,11 @@ def test_planted_triplets_are_satisfied(name, planted):
     make = METHODS[name]
     kwargs = {"random_state": 0}
     if name in ("GNMDS-K", "STE-K"):
-        lam, errors = select_by_validation(
-            lambda v: make(lam=v, random_state=0), [1.0, 3.0, 10.0, 30.0], planted, n=PLANT_N
+        best, errors = choose_by_validation(
+            name, [2], "lam", [1.0, 3.0, 10.0, 30.0], planted, PLANT_N, seed=0, max_iter=1000
         )
-        assert errors.min() < 0.1
-        kwargs["lam"] = lam
+        assert min(errors[2]) < 0.1
+        kwargs["lam"] = best[2]
     est = make(**kwargs).fit(planted, n=PLANT_N)
     assert est.score(planted) >= 0.95, f"{name}: {est.score(planted):.3f}"
 
@@ -381,28 +378,17 @@ def test_kfold_triplets_partitions_the_triplets():
         kfold_triplets(5, 10)
 
 
-class _FixedEmbedding:
-    """Stand-in estimator: 'fits' to y = x^2 (x = 0..n-1), or to y = (n-1-x)^2 if reversed."""
-
-    def __init__(self, reverse: bool):
-        self.reverse = reverse
-
-    def fit(self, triplets, n=None):
-        x = np.arange(n, dtype=float)
-        self.embedding_ = ((n - 1 - x) if self.reverse else x)[:, None] ** 2
-        return self
-
-
-def test_select_by_validation_picks_the_value_with_the_lowest_held_out_error():
-    # triplets consistent with y = x^2 on 0..9: the unflipped embedding satisfies them
-    n = 10
-    y = np.arange(n) ** 2.0
-    trip = planted_triplets(y[:, None], 200, seed=3)
-    best, errors = select_by_validation(_FixedEmbedding, [True, False], trip, n=n, seed=0)
-    assert best is False
-    assert errors[1] == 0.0 and errors[0] > 0.1
+def test_holdout_split_is_seeded_disjoint_and_sized():
+    fit, val = holdout_split(200, 0.1, seed=0)
+    assert len(val) == 20 and len(fit) == 180
+    assert np.array_equal(np.sort(np.concatenate([fit, val])), np.arange(200))
+    assert np.all(np.diff(fit) > 0) and np.all(np.diff(val) > 0)  # generation order kept
+    assert np.array_equal(val, holdout_split(200, 0.1, seed=0)[1])
+    assert not np.array_equal(val, holdout_split(200, 0.1, seed=1)[1])
     with pytest.raises(ValueError, match="val_fraction"):
-        select_by_validation(_FixedEmbedding, [True], trip, n=n, val_fraction=1.5)
+        holdout_split(200, 1.5, seed=0)
+    with pytest.raises(ValueError, match="empty split"):
+        holdout_split(5, 0.01, seed=0)
 
 
 # ------------------------------------------------------- the t-STE authors' coded objectives

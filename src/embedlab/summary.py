@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from embedlab.experiments.snest import cell_label
+
 COLUMNS = ["paper", "table", "item", "paper_value", "ours", "diff", "verdict", "note"]
 NOT_IN_RUN = "not reproduced"
 
@@ -48,8 +50,6 @@ def _missing(ours_csv: Path | None, section: str) -> str:
 
 def snest_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
     """Table 1 of the SNEST paper against results/tables/snest_kl.csv."""
-    from embedlab.experiments.snest import cell_label
-
     ours = pd.read_csv(ours_csv) if ours_csv else pd.DataFrame(columns=["dataset", "cell"])
     by_cell = {(r.dataset, r.cell): r for r in ours.itertuples()}
     rows = []

@@ -30,7 +30,7 @@ import pandas as pd
 
 from embedlab import artifacts, tables
 from embedlab.evaluate.neighbours import loo_1nn_error_rate
-from embedlab.evaluate.triplets import kfold_triplets, triplet_error
+from embedlab.evaluate.triplets import holdout_split, kfold_triplets, triplet_error
 from embedlab.methods.triplets import METHODS, gram_embedding
 
 log = logging.getLogger(__name__)
@@ -118,11 +118,8 @@ def choose_by_validation(
 ) -> tuple[dict[int, Any], dict[int, list[float]]]:
     """Per dimension, the grid value of ``name`` with the lowest triplet error on a seeded
     ``val_fraction`` of ``train`` held out from fitting (the first value on ties)."""
-    order = np.random.default_rng(seed).permutation(len(train))
-    n_val = int(round(val_fraction * len(train)))
-    if n_val < 1 or n_val >= len(train):
-        raise ValueError(f"validation: {val_fraction} of {len(train)} triplets is an empty split")
-    val, fit = train[np.sort(order[:n_val])], train[np.sort(order[n_val:])]
+    fit_rows, val_rows = holdout_split(len(train), val_fraction, seed)
+    fit, val = train[fit_rows], train[val_rows]
     errors = {d: [] for d in dims}
     for v in values:
         for d, (Y, _, _) in fit_embeddings(method, dims, fit, n, {name: v}, seed, max_iter).items():

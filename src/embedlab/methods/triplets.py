@@ -37,12 +37,56 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from embedlab.evaluate.triplets import check_triplets, triplet_error
 from embedlab.kernels import triplets as kern
 
 # K forms on at most this many items run their eigen-decompositions on one BLAS thread:
 # threads do not pay off for small matrices and stall badly on a loaded machine
 SMALL_GRAM = 256
+
+# ----------------------------------------------------------------------------- input
+
+
+def check_triplets(
+    triplets: Any, n: int | None = None, allow_self: bool = False
+) -> tuple[np.ndarray, int]:
+    """Validate a triplet list; return it as a C-contiguous int64 (m, 3) array and n.
+
+    ``n`` (the number of items) defaults to the largest index + 1. Raises ValueError naming
+    the first offending row and its values for non-integer, out-of-range (< 0 or >= n) or
+    repeated indices within a triplet. ``allow_self`` accepts j = i (self-triplets, drawn by
+    the t-STE authors' released rule); i = l and j = l are still errors.
+    """
+    arr = np.asarray(triplets)
+    if arr.ndim != 2 or arr.shape[1] != 3:
+        raise ValueError(f"triplets must have shape (m, 3), got {arr.shape}")
+    if len(arr) == 0:
+        raise ValueError("triplets is empty: need at least one triplet")
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise ValueError(f"triplet indices must be integers, got dtype {arr.dtype}")
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            row = int(np.flatnonzero(bad.any(axis=1))[0])
+            raise ValueError(f"triplet row {row} has non-integer indices {arr[row].tolist()}")
+    out = np.ascontiguousarray(arr, dtype=np.int64)
+    if n is None:
+        n = int(out.max()) + 1
+    n = int(n)
+    bad = (out < 0) | (out >= n)
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        raise ValueError(
+            f"triplet row {row} has indices {out[row].tolist()} outside [0, n) with n = {n}"
+        )
+    same = (out[:, 0] == out[:, 2]) | (out[:, 1] == out[:, 2])
+    if not allow_self:
+        same |= out[:, 0] == out[:, 1]
+    if same.any():
+        row = int(np.flatnonzero(same)[0])
+        raise ValueError(f"triplet row {row} repeats an index: {out[row].tolist()}")
+    return out, n
+
+
 
 # ----------------------------------------------------------------------------- objectives
 
@@ -317,7 +361,9 @@ class _TripletEmbedding(BaseEstimator):
     def score(self, triplets: Any) -> float:
         """Fraction of ``triplets`` that ``embedding_`` satisfies (d_ij < d_il)."""
         check_is_fitted(self, "embedding_")
-        return 1.0 - triplet_error(self.embedding_, triplets)
+        trip, _ = check_triplets(triplets, len(self.embedding_))
+        a, b = kern.sq_dists(np.ascontiguousarray(self.embedding_, dtype=np.float64), trip, False)
+        return float(np.mean(a < b))
 
 
 class GNMDS(_TripletEmbedding):
