@@ -5,12 +5,13 @@ import pytest
 import scipy.sparse as sp
 
 from embedlab.methods.elastic import (
+    ElasticCost,
     ElasticEmbedding,
     logspace_lambdas,
     polytope_lambdas,
     scaled_pca,
 )
-from embedlab.methods.neighbour import ElasticCost, InvalidAffinityError
+from embedlab.methods.neighbour import InvalidAffinityError
 from embedlab.optimize import DivergenceError
 from embedlab.perplexity import squared_distances, symmetric_affinities
 

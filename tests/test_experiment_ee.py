@@ -9,6 +9,7 @@ import pytest
 from embedlab import artifacts
 from embedlab.datasets.synthetic import build_swiss_roll
 from embedlab.experiments import ee
+from embedlab.methods.elastic import elastic_costs
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +84,7 @@ def test_oscillating_run_falls_back_to_a_smaller_learning_rate():
     from sklearn.datasets import load_iris
 
     X = load_iris().data
-    objective = ee.build_objectives(X, 40.0)["distance"]
+    objective = elastic_costs(X, 40.0)["distance"]
     params = dict(lam=1000.0, perplexity=40.0, negative_weights="distance", max_iter=1000)
     est, lr, failures = ee.fit_with_fallback(X, objective, [100.0, 10.0], **params)
     assert lr == 10.0 and not ee.oscillating(est)
@@ -91,3 +92,17 @@ def test_oscillating_run_falls_back_to_a_smaller_learning_rate():
     # with no smaller rate left, the oscillating fit is kept and reported
     est, lr, failures = ee.fit_with_fallback(X, objective, [100.0], **params)
     assert lr == 100.0 and ee.oscillating(est) and "oscillating" in failures[0]
+
+
+def test_fit_leaves_a_shared_objective_unchanged():
+    from sklearn.datasets import load_iris
+
+    from embedlab.methods.elastic import ElasticEmbedding
+
+    X = load_iris().data
+    objective = elastic_costs(X, 40.0, lam=7.0)["distance"]
+    est = ElasticEmbedding(lam=10.0, homotopy="polytope", homotopy_start=1.0, max_iter=30)
+    est.fit(X, objective=objective)
+    assert objective.lam == 7.0
+    np.testing.assert_allclose(est.lambdas_, [1.0, 10.0])
+    assert est.cost_ == pytest.approx(objective.with_lam(10.0).cost(est.embedding_))

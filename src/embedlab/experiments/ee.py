@@ -26,10 +26,8 @@ from scipy.stats import spearmanr
 
 from embedlab import artifacts, tables
 from embedlab.evaluate.neighbours import loo_1nn_error_rate, trustworthiness
-from embedlab.methods.elastic import ElasticEmbedding
-from embedlab.methods.neighbour import ElasticCost
+from embedlab.methods.elastic import ElasticEmbedding, elastic_costs
 from embedlab.optimize import DivergenceError
-from embedlab.perplexity import squared_distances, symmetric_affinities
 
 log = logging.getLogger(__name__)
 
@@ -60,16 +58,6 @@ def unrolling(Y: np.ndarray, t: np.ndarray, n_directions: int = 180) -> tuple[fl
         if abs(rho) > best:
             best, best_angle = abs(float(rho)), float(np.degrees(a))
     return best, best_angle
-
-
-def build_objectives(X: np.ndarray, perplexity: float) -> dict[str, ElasticCost]:
-    """EE costs sharing v+: {"distance": v- = r^2 / sum r^2, "uniform": v- = 1} (lambda 1)."""
-    D2 = squared_distances(X)
-    V_plus = symmetric_affinities(D2, perplexity)
-    return {
-        "distance": ElasticCost(V_plus, D2 / D2.sum(), 1.0),
-        "uniform": ElasticCost(V_plus, None, 1.0),
-    }
 
 
 OSCILLATION_MARGIN = 0.01  # final cost above the run's best by more than 1%: not settled
@@ -115,7 +103,7 @@ def sweep(
     X, labels, dataset: str, lambdas: dict, perplexity: float, learning_rates, max_iter: int
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """Every (weights, lambda): metrics table and the maps (runs x n x 2, NaN if all diverged)."""
-    objectives = build_objectives(X, perplexity)
+    objectives = elastic_costs(X, perplexity)
     rows, maps = [], []
     for kind in ("distance", "uniform"):
         for lam in lambdas.get(kind, []):
@@ -166,10 +154,8 @@ def homotopy_comparison(
     """Fixed lambda for ``budget`` epochs vs the polytope and log-spaced homotopies, each
     stage given budget / n_stages epochs (tolerance stopping may use fewer). The fixed run
     is not stopped by the tolerance (it would stop near 1000 epochs with its pinches)."""
-    objective = build_objectives(X, perplexity)["distance"]
-    n_polytope = len(
-        ElasticEmbedding(lam=lam, homotopy="polytope", homotopy_start=start)._lambdas()
-    )
+    objective = elastic_costs(X, perplexity)["distance"]
+    n_polytope = len(ElasticEmbedding(lam=lam, homotopy="polytope", homotopy_start=start).lambdas())
     variants = {
         "fixed": dict(max_iter=budget, min_iter=budget),  # no early stop: the whole budget
         "polytope": dict(homotopy="polytope", stage_iter=budget // n_polytope),

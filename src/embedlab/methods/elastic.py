@@ -17,8 +17,9 @@
 * optimiser: :func:`embedlab.optimize.minimize` (delta-bar-delta gains, momentum 0.5 then 0.8
   from epoch 250, no exaggeration: smallvis's defaults for EE).
 
-The cost is :class:`embedlab.methods.neighbour.ElasticCost`, i.e. the shared neighbour-embedding
-pair kernel with the SNE output kernel and dense repulsive weights.
+The cost is :class:`ElasticCost`: the shared neighbour-embedding pair kernel
+(:func:`embedlab.kernels.neighbour.pair_fields`) with the SNE output kernel and dense
+repulsive weights; :func:`elastic_costs` builds it for both kinds of negative weights.
 
 Homotopy (``homotopy="logspace"``): lambda takes ``homotopy_steps`` log-spaced values from
 ``homotopy_start`` to ``lam``; each stage runs up to ``stage_iter`` epochs from the previous
@@ -29,17 +30,93 @@ allowed ``first_stage_iter`` epochs.
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from embedlab.methods.neighbour import ElasticCost
-from embedlab.optimize import GradientDescent, minimize
+from embedlab.kernels import neighbour as kernel_mod
+from embedlab.methods.neighbour import InvalidAffinityError, validate_affinities
+from embedlab.optimize import DivergenceError, GradientDescent, minimize
 from embedlab.perplexity import squared_distances, symmetric_affinities
 
 NEGATIVE_WEIGHTS = ("distance", "uniform")
 HOMOTOPY = (None, "logspace", "polytope")
+
+
+class ElasticCost:
+    """The Elastic Embedding cost on the same pair kernel (SNE output kernel w = exp(-d^2)):
+
+        E = sum_ij v+_ij d_ij^2 + lambda sum_{i != j} v-_ij w_ij,
+        dE/dy_i = 4 sum_j (v+_ij - lambda v-_ij w_ij) (y_i - y_j),
+
+    i.e. E = C_att + lambda M e^c and dE/dY = 4 (A - lambda R e^c) with the fields of
+    :func:`embedlab.kernels.neighbour.pair_fields` (``V_plus`` as P, ``V_minus`` as the
+    repulsive weights; None = uniform v- = 1). ``V_plus``: sparse, symmetric, non-negative,
+    zero diagonal, no empty row, any total (checked by :func:`validate_affinities` after
+    dividing by its sum). :meth:`with_lam` gives the same cost at another lambda (sharing
+    v+ and v-; the homotopy's stages). The optimiser's exaggeration, if any, scales the
+    attraction as for the KL.
+    """
+
+    def __init__(self, V_plus, V_minus: np.ndarray | None, lam: float, n_space: int = 2):
+        V = sp.csr_matrix(V_plus, dtype=np.float64)
+        total = float(V.sum()) if V.nnz else 0.0
+        if not (np.isfinite(total) and total > 0):
+            raise InvalidAffinityError(f"V+: total weight {total!r} must be finite and > 0")
+        V = validate_affinities(V / total, name="V+") * total
+        self.n = V.shape[0]
+        if V_minus is not None:
+            V_minus = np.ascontiguousarray(V_minus, dtype=np.float64)
+            if V_minus.shape != (self.n, self.n):
+                raise ValueError(f"V-: shape {V_minus.shape}, expected {(self.n, self.n)}")
+            if not np.isfinite(V_minus).all() or (V_minus < 0).any():
+                raise ValueError("V-: must be finite and non-negative")
+            if not np.allclose(V_minus, V_minus.T, rtol=0, atol=1e-9 * max(V_minus.max(), 1)):
+                raise ValueError("V-: must be symmetric (only its upper triangle is read)")
+        self.V_minus = V_minus
+        self.parts = kernel_mod.csr_parts(V)
+        self.lam = float(lam)
+        self.n_space = n_space
+
+    def __call__(self, Y: np.ndarray, exaggeration: float = 1.0) -> tuple[float, np.ndarray]:
+        if Y.shape[0] != self.n:
+            raise ValueError(f"embedding has {Y.shape[0]} points, V+ has {self.n}")
+        f = kernel_mod.pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.V_minus)
+        scale = self.lam * np.exp(f.shift)
+        with np.errstate(invalid="ignore", over="ignore"):  # reported just below
+            cost = f.att_cost + scale * f.mass
+        if not np.isfinite(cost):
+            raise DivergenceError(
+                f"elastic embedding: cost {cost!r} is not finite (coordinates blown up, max "
+                f"|y| = {np.abs(Y).max():.3g}); try a smaller learning rate"
+            )
+        return float(cost), 4.0 * (exaggeration * f.att - scale * f.rep)
+
+    def cost(self, Y: np.ndarray) -> float:
+        """E(Y) at this cost's lambda."""
+        return self(Y)[0]
+
+    def with_lam(self, lam: float) -> ElasticCost:
+        """The same v+ and v- (shared, not copied) at lambda ``lam``; ``self`` is unchanged."""
+        other = copy.copy(self)
+        other.lam = float(lam)
+        return other
+
+
+def elastic_costs(
+    X: np.ndarray, perplexity: float, lam: float = 1.0, n_components: int = 2
+) -> dict[str, ElasticCost]:
+    """The EE costs of X for each kind of negative weights, sharing one v+:
+    {"distance": v- = r^2 / sum r^2, "uniform": v- = 1} at lambda ``lam``."""
+    D2 = squared_distances(np.asarray(X, dtype=np.float64))
+    V_plus = symmetric_affinities(D2, perplexity)
+    return {
+        "distance": ElasticCost(V_plus, D2 / D2.sum(), lam, n_space=n_components),
+        "uniform": ElasticCost(V_plus, None, lam, n_space=n_components),
+    }
 
 
 def logspace_lambdas(target: float, start: float = 1e-4, n_steps: int = 50) -> np.ndarray:
@@ -142,7 +219,8 @@ class ElasticEmbedding(BaseEstimator):
         self.log_every = log_every
         self.random_state = random_state
 
-    def _lambdas(self) -> np.ndarray:
+    def lambdas(self) -> np.ndarray:
+        """The lambda of each stage: [lam] without a homotopy, else the schedule's."""
         if self.homotopy not in HOMOTOPY:
             raise ValueError(f"homotopy={self.homotopy!r}; expected one of {HOMOTOPY}")
         if not self.lam > 0:
@@ -184,16 +262,15 @@ class ElasticEmbedding(BaseEstimator):
             raise ValueError(
                 f"negative_weights={self.negative_weights!r}; expected one of {NEGATIVE_WEIGHTS}"
             )
-        D2 = squared_distances(X)
-        V_plus = symmetric_affinities(D2, self.perplexity)
-        V_minus = D2 / D2.sum() if self.negative_weights == "distance" else None
-        return ElasticCost(V_plus, V_minus, self.lam, n_space=self.n_components)
+        return elastic_costs(X, self.perplexity, self.lam, self.n_components)[self.negative_weights]
 
     def fit(self, X, y=None, objective: ElasticCost | None = None):
         """Embed the rows of X. ``objective``: a prebuilt :meth:`objective` of the same X,
-        perplexity and negative weights, to share v+ / v- between runs (lambda is reset)."""
+        perplexity and negative weights, to share v+ / v- between runs (its lambda is not
+        used: each stage runs at its own, the target's for the final cost; ``objective``
+        itself is not changed)."""
         X = np.asarray(X, dtype=np.float64)
-        lambdas = self._lambdas()
+        lambdas = self.lambdas()
         if objective is None:
             objective = self.objective(X)
         elif objective.n != X.shape[0]:
@@ -201,16 +278,15 @@ class ElasticEmbedding(BaseEstimator):
         Y = self._initial(X)
         starts, ends, n_iters, traces = [], [], [], []
         for stage, lam in enumerate(lambdas):
-            objective.lam = float(lam)
             starts.append(Y.copy())
-            result = minimize(objective, Y, self.n_components, self._stage_settings(stage))
+            stage_cost = objective.with_lam(lam)
+            result = minimize(stage_cost, Y, self.n_components, self._stage_settings(stage))
             Y = result.Y
             ends.append(Y.copy())
             n_iters.append(result.n_iter)
             traces.append(result.cost_trace)
-        objective.lam = float(self.lam)
         self.embedding_ = Y
-        self.cost_ = objective.cost(Y)
+        self.cost_ = objective.with_lam(self.lam).cost(Y)
         self.n_iter_ = int(sum(n_iters))
         self.cost_trace_ = np.concatenate(traces)
         self.lambdas_ = lambdas

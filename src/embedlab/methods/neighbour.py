@@ -273,7 +273,9 @@ class TSNE(_EuclideanEmbedding):
 class SNEST(_NeighbourEmbedding):
     __doc__ = (
         "SNEST in the space-time R^{n_space, n_time}: w = exp(||t_i - t_j||^2) / "
-        "(1 + ||s_i - s_j||^2).\n" + _COMMON_DOC + """
+        "(1 + ||s_i - s_j||^2).\n"
+        + _COMMON_DOC
+        + """
     learning_rate_time : gamma_t, the time learning rate (one global adaptive gain; the
         paper asks gamma_t / gamma_s <= 1/100; its driver used 1 with gamma_s = 500).
     init_scale_time : standard deviation of the initial time coordinates.
@@ -334,56 +336,3 @@ class SNEST(_NeighbourEmbedding):
 
 
 METHODS = {"sne": SNE, "tsne": TSNE, "snest": SNEST}
-
-
-class ElasticCost:
-    """The Elastic Embedding cost on the same pair kernel (SNE output kernel w = exp(-d^2)):
-
-        E = sum_ij v+_ij d_ij^2 + lambda sum_{i != j} v-_ij w_ij,
-        dE/dy_i = 4 sum_j (v+_ij - lambda v-_ij w_ij) (y_i - y_j),
-
-    i.e. E = C_att + lambda M e^c and dE/dY = 4 (A - lambda R e^c) with the fields of
-    :func:`embedlab.kernels.neighbour.pair_fields` (``V_plus`` as P, ``V_minus`` as the
-    repulsive weights; None = uniform v- = 1). ``V_plus``: sparse, symmetric, non-negative,
-    zero diagonal, no empty row, any total (checked by :func:`validate_affinities` after
-    dividing by its sum). ``lam`` may be changed between calls (homotopy). The optimiser's
-    exaggeration, if any, scales the attraction as for the KL.
-    """
-
-    def __init__(self, V_plus, V_minus: np.ndarray | None, lam: float, n_space: int = 2):
-        V = sp.csr_matrix(V_plus, dtype=np.float64)
-        total = float(V.sum()) if V.nnz else 0.0
-        if not (np.isfinite(total) and total > 0):
-            raise InvalidAffinityError(f"V+: total weight {total!r} must be finite and > 0")
-        V = validate_affinities(V / total, name="V+") * total
-        self.n = V.shape[0]
-        if V_minus is not None:
-            V_minus = np.ascontiguousarray(V_minus, dtype=np.float64)
-            if V_minus.shape != (self.n, self.n):
-                raise ValueError(f"V-: shape {V_minus.shape}, expected {(self.n, self.n)}")
-            if not np.isfinite(V_minus).all() or (V_minus < 0).any():
-                raise ValueError("V-: must be finite and non-negative")
-            if not np.allclose(V_minus, V_minus.T, rtol=0, atol=1e-9 * max(V_minus.max(), 1)):
-                raise ValueError("V-: must be symmetric (only its upper triangle is read)")
-        self.V_minus = V_minus
-        self.parts = kernel_mod.csr_parts(V)
-        self.lam = float(lam)
-        self.n_space = n_space
-
-    def __call__(self, Y: np.ndarray, exaggeration: float = 1.0) -> tuple[float, np.ndarray]:
-        if Y.shape[0] != self.n:
-            raise ValueError(f"embedding has {Y.shape[0]} points, V+ has {self.n}")
-        f = kernel_mod.pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.V_minus)
-        scale = self.lam * np.exp(f.shift)
-        with np.errstate(invalid="ignore", over="ignore"):  # reported just below
-            cost = f.att_cost + scale * f.mass
-        if not np.isfinite(cost):
-            raise DivergenceError(
-                f"elastic embedding: cost {cost!r} is not finite (coordinates blown up, max "
-                f"|y| = {np.abs(Y).max():.3g}); try a smaller learning rate"
-            )
-        return float(cost), 4.0 * (exaggeration * f.att - scale * f.rep)
-
-    def cost(self, Y: np.ndarray) -> float:
-        """E(Y) at the current lambda."""
-        return self(Y)[0]
