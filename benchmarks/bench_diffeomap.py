@@ -72,7 +72,7 @@ def two_sheets(m=80, seed=0):
 
 def compare_optimizers(args) -> None:
     """Lowest energy after equal numbers of evaluations, and 1-NN errors, L-BFGS vs CG."""
-    from embedlab.evaluate.neighbours import loo_1nn_errors
+    from embedlab.evaluate.knn import loo_1nn_errors
     from embedlab.experiments.diffeomap import prepare, rms_radius
     from embedlab.methods.diffeomap import Diffeomap
 

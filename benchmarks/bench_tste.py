@@ -34,7 +34,7 @@ from pathlib import Path  # noqa: E402
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from embedlab.evaluate.neighbours import loo_1nn_error_rate  # noqa: E402
+from embedlab.evaluate.knn import loo_1nn_error_rate  # noqa: E402
 from embedlab.evaluate.triplets import triplet_error  # noqa: E402
 from embedlab.methods.triplets import TSTE  # noqa: E402
 

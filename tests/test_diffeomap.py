@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.decomposition import PCA
 
-from embedlab.evaluate.neighbours import loo_1nn_errors
+from embedlab.evaluate.knn import loo_1nn_errors
 from embedlab.kernels.diffeomap import gaussian_kernel, gaussian_kernel_vjp
 from embedlab.methods.diffeomap import (
     Diffeomap,

@@ -11,21 +11,11 @@ from scipy.special import logsumexp
 from embedlab.kernels import neighbour as K
 from embedlab.methods.neighbour import NeighbourKL, validate_affinities
 from embedlab.optimize import DivergenceError
+from tests.helpers import random_P
 
 # (output kernel, n_space, n_time)
 CASES = [("sne", 2, 0), ("sne", 3, 0), ("tsne", 2, 0), ("tsne", 4, 0), ("snest", 2, 1),
          ("snest", 1, 1), ("snest", 3, 2)]
-
-
-def random_P(n: int, seed: int, density: float = 0.2) -> sp.csr_matrix:
-    """A random sparse joint distribution: symmetric, zero diagonal, no empty row."""
-    rng = np.random.default_rng(seed)
-    W = sp.random(n, n, density=density, random_state=rng, format="csr")
-    ring = sp.csr_matrix((rng.uniform(0.5, 1, n), (np.arange(n), (np.arange(n) + 1) % n)), (n, n))
-    W = W + W.T + ring + ring.T
-    W.setdiag(0)
-    W.eliminate_zeros()
-    return validate_affinities(W / W.sum())
 
 
 def random_embedding(n: int, n_space: int, n_time: int, seed: int, scale: float = 1.0):

@@ -17,7 +17,7 @@ from embedlab.methods.neighbour import (
     NeighbourKL,
     validate_affinities,
 )
-from tests.test_ne_kernel import random_P
+from tests.helpers import random_P
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 
 from embedlab.methods.neighbour import NeighbourKL
 from embedlab.optimize import DivergenceError, GradientDescent, minimize
-from tests.test_ne_kernel import random_P
+from tests.helpers import random_P
 
 
 class Spy:

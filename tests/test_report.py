@@ -18,7 +18,7 @@ import pytest
 from embedlab import report_check
 
 from .conftest import REPO
-from .test_workflow import snakemake
+from .helpers import snakemake
 
 matplotlib.use("Agg")
 

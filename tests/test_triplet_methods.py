@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from embedlab.evaluate.neighbours import loo_1nn_error_rate
+from embedlab.evaluate.knn import loo_1nn_error_rate
 from embedlab.evaluate.triplets import holdout_split, kfold_triplets, triplet_error
 from embedlab.experiments.tste import choose_by_validation
 from embedlab.kernels import triplets as kern

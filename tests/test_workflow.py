@@ -16,22 +16,7 @@ import pytest
 import yaml
 
 from .conftest import REPO
-
-
-def snakemake(
-    *args: str, cwd: Path = REPO, check: bool = True, path_first: Path | None = None
-) -> subprocess.CompletedProcess:
-    """Run snakemake with this interpreter's environment (rules call `python -m embedlab`);
-    ``path_first`` goes before it on PATH."""
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    if path_first is not None:
-        env["PATH"] = f"{path_first}{os.pathsep}{env['PATH']}"
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), *args]
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
+from .helpers import snakemake
 
 
 def test_lint_is_clean():

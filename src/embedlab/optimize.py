@@ -1,7 +1,7 @@
 """The shared gradient-descent engine of the neighbour embeddings (SNE, t-SNE, SNEST).
 
 The SNEST paper's optimiser (section 4, "the same optimizer" for all methods), following the
-authors' public code as summarised in ``design/EXPERIMENTS.md`` section 1. The coordinates are
+authors' public code (delta-bar-delta gains, momentum, early exaggeration). The coordinates are
 split into ``n_space`` space columns followed by ``n_time`` time columns. At epoch e (from 0)
 the objective is evaluated at Y_e with the attraction exaggerated by x (x = ``exaggeration``
 for e < ``exaggeration_epochs``, else 1), giving the cost E_e (the true cost, unexaggerated)

@@ -5,7 +5,7 @@ Each ``usf/Cue_Target_Pairs.*`` file is an HTML page whose ``<PRE>`` block holds
 with blanks). FSG is the forward strength: the share of participants who answered TARGET when
 shown CUE.
 
-Construction (EXPERIMENTS.md, "Datasets"):
+Construction (the SNEST paper's W1000 / W5000: the most frequent cue words):
 
 * score(w) = (number of target rows of cue w) + (number of cues that gave w as a target),
   for every word w that is a cue; the top ``n_words`` by score, ties broken alphabetically, are

@@ -35,7 +35,7 @@ from sklearn.manifold import TSNE, Isomap
 from sklearn.neighbors import NearestNeighbors
 
 from embedlab import __version__, artifacts, runs, tables
-from embedlab.evaluate.neighbours import loo_1nn_errors
+from embedlab.evaluate.knn import loo_1nn_errors
 from embedlab.methods.diffeomap import Diffeomap
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""Elastic Embedding (design/EXPERIMENTS.md section 5): lambda sweeps and the homotopy method.
+"""Elastic Embedding (smallvis notes on EE): lambda sweeps and the homotopy method.
 
 * ``ee-sweep``: one dataset, every (negative weights, lambda) of the config; learning rates
   are tried in order (100, then 10) until one neither diverges (DivergenceError) nor
@@ -25,7 +25,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from embedlab import artifacts, tables
-from embedlab.evaluate.neighbours import loo_1nn_error_rate, trustworthiness
+from embedlab.evaluate.knn import loo_1nn_error_rate, trustworthiness
 from embedlab.methods.elastic import ElasticEmbedding, elastic_costs
 from embedlab.optimize import DivergenceError
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from embedlab import artifacts, tables
-from embedlab.evaluate.neighbours import loo_1nn_error_rate
+from embedlab.evaluate.knn import loo_1nn_error_rate
 from embedlab.evaluate.triplets import holdout_split, kfold_triplets, triplet_error
 from embedlab.methods.triplets import METHODS, gram_embedding
 

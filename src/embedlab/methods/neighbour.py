@@ -1,7 +1,7 @@
 """Neighbour embeddings SNE, t-SNE and SNEST: one objective, three output kernels.
 
 All three minimise KL(P || Q) with q_ij = w_ij / sum_{k != l} w_kl over ordered pairs and
-differ only in the output kernel w (SNEST paper, eq. 7-10; ``design/EXPERIMENTS.md`` 1):
+differ only in the output kernel w (SNEST paper, eq. 7-10):
 
     SNE    (symmetric SNE)  R^d          w = exp(-||y_i - y_j||^2)
     t-SNE                   R^d          w = 1 / (1 + ||y_i - y_j||^2)

@@ -1,4 +1,5 @@
-"""Neighbourhood-preservation measures of an embedding."""
+"""k-nearest-neighbour measures of an embedding: leave-one-out 1-NN error, trustworthiness,
+neighbourhood preservation (the neighbour embeddings themselves are in methods/neighbour.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,42 @@
+"""Helpers shared by several test modules (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from embedlab.methods.neighbour import validate_affinities
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def random_P(n: int, seed: int, density: float = 0.2) -> sp.csr_matrix:
+    """A random sparse joint distribution: symmetric, zero diagonal, no empty row."""
+    rng = np.random.default_rng(seed)
+    W = sp.random(n, n, density=density, random_state=rng, format="csr")
+    ring = sp.csr_matrix((rng.uniform(0.5, 1, n), (np.arange(n), (np.arange(n) + 1) % n)), (n, n))
+    W = W + W.T + ring + ring.T
+    W.setdiag(0)
+    W.eliminate_zeros()
+    return validate_affinities(W / W.sum())
+
+
+def snakemake(
+    *args: str, cwd: Path = REPO, check: bool = True, path_first: Path | None = None
+) -> subprocess.CompletedProcess:
+    """Run snakemake with this interpreter's environment (rules call `python -m embedlab`);
+    ``path_first`` goes before it on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    if path_first is not None:
+        env["PATH"] = f"{path_first}{os.pathsep}{env['PATH']}"
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), *args]
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
