@@ -13,6 +13,7 @@ from embedlab.datasets.dcode_synthetic import build as build_synthetic
 from embedlab.evaluate.ranking import paper_word_weights, true_author_ranks
 from embedlab.experiments import dcode
 from embedlab.plots import dcode as plots
+from embedlab.plots.common import save_figure
 
 from .conftest import REPO
 
@@ -315,7 +316,7 @@ def test_figures_draw(synthetic, tmp_path):
     art, table, model = synthetic
     names = art.items["name"].tolist()
     fig = plots.synthetic_figure(model, names, table, [5, 25, 45])
-    png, pdf = plots.save_figure(fig, tmp_path / "fig3")
+    png, pdf = save_figure(fig, tmp_path / "fig3")
     assert png.stat().st_size > 0 and pdf.stat().st_size > 0
     rng = np.random.default_rng(0)
     fig = plots.nips_figure(
@@ -325,7 +326,7 @@ def test_figures_draw(synthetic, tmp_path):
         rng.integers(1, 5, size=(2, 5)),
         "1999",
     )
-    plots.save_figure(fig, tmp_path / "fig4")
+    save_figure(fig, tmp_path / "fig4")
     pairs = pd.DataFrame(
         {
             "author": "A_x",
@@ -336,5 +337,5 @@ def test_figures_draw(synthetic, tmp_path):
             "p_author_given_word": [0.1, 0, 0.3],
         }
     )
-    plots.save_figure(plots.pairs_figure(pairs, 5), tmp_path / "fig5")
+    save_figure(plots.pairs_figure(pairs, 5), tmp_path / "fig5")
     assert (tmp_path / "fig5.png").exists()

@@ -8,6 +8,7 @@ import pytest
 
 from embedlab import artifacts
 from embedlab.experiments import tste
+from embedlab.plots.common import save_figure
 
 from .conftest import REPO
 
@@ -118,7 +119,7 @@ def test_maps_and_figures(planted, metrics, tmp_path):
         ("fig3", plots.fig3([tste.load_map(tmp_path / f"{m}.npz") for m in ("STE-X", "t-STE-X")])),
         ("fig4", plots.fig4(Y, artifacts.load(planted).items["genre"].to_numpy(), meta)),
     ]:
-        png, pdf = plots.save_figure(fig, tmp_path / name)
+        png, pdf = save_figure(fig, tmp_path / name)
         assert png.stat().st_size > 1000 and pdf.stat().st_size > 1000
 
 

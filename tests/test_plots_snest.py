@@ -11,6 +11,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from embedlab.plots.common import save_figure
 from embedlab.plots.labels import DEFAULT_OFFSETS, place_labels, spread_order
 from embedlab.plots.snest import (
     MAX_FONT,
@@ -18,7 +19,6 @@ from embedlab.plots.snest import (
     authors_figure,
     kernel_contour_figure,
     new_figure,
-    save_figure,
     school_figure,
     surname,
     words_figure,

@@ -764,6 +764,7 @@ def _cmd_table(args):
 
 def _cmd_figure(args):
     from embedlab.plots import dcode as plots
+    from embedlab.plots.common import save_figure
 
     cfg = json.loads(args.config)
     art = artifacts.load(args.artifact)
@@ -810,7 +811,7 @@ def _cmd_figure(args):
             Path(args.table).parent.mkdir(parents=True, exist_ok=True)
             table.to_csv(args.table, index=False)
         fig = plots.pairs_figure(table, n_emb)
-    plots.save_figure(fig, args.out)
+    save_figure(fig, args.out)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -496,6 +496,7 @@ def results_table(files: list[str | Path], paper_csv: str | Path) -> pd.DataFram
 def figure(name: str, out_stem, diffeomap_file, artifact_dir=None, baseline_file=None) -> None:
     """fig2 (mocap, temporal line), fig3 (vowel: PCA beside Diffeomap), fig4 (USPS digits)."""
     from embedlab.plots import diffeomap as plots
+    from embedlab.plots.common import save_figure
 
     data = load(diffeomap_file)
     k = best_index(data["runs"])
@@ -522,7 +523,7 @@ def figure(name: str, out_stem, diffeomap_file, artifact_dir=None, baseline_file
         )
     else:
         raise ValueError(f"unknown Diffeomap figure {name!r}; expected fig2, fig3 or fig4")
-    plots.save_figure(fig, out_stem)
+    save_figure(fig, out_stem, tight=True)
 
 
 # ----------------------------------------------------------------------------- command line

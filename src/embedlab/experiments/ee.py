@@ -237,17 +237,19 @@ def _cmd_table(args):
 
 
 def _cmd_figure(args):
-    from embedlab.plots.ee import save_figure, sweep_figure
+    from embedlab.plots.common import save_figure
+    from embedlab.plots.ee import sweep_figure
 
     art = _load_vectors(args.artifact)
     runs = np.load(args.runs)
     table = pd.read_csv(args.csv)
     colour = art.arrays.get("t", art.arrays.get("labels"))
-    save_figure(sweep_figure(runs["maps"], table, colour, args.dataset), args.out)
+    save_figure(sweep_figure(runs["maps"], table, colour, args.dataset), args.out, tight=True)
 
 
 def _cmd_homotopy(args):
-    from embedlab.plots.ee import homotopy_figure, save_figure
+    from embedlab.plots.common import save_figure
+    from embedlab.plots.ee import homotopy_figure
 
     art = _load_vectors(args.artifact)
     t = art.arrays["t"]
@@ -267,7 +269,7 @@ def _cmd_homotopy(args):
         args.md,
         title="Elastic Embedding on the Swiss roll: homotopy vs fixed lambda",
     )
-    save_figure(homotopy_figure(maps, table, t), args.out)
+    save_figure(homotopy_figure(maps, table, t), args.out, tight=True)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -262,9 +262,10 @@ TIME_LIMITS = {"fig2a": None, "fig3": 1.0, "fig4": 0.8}
 def figure(name: str, out_stem: str | Path, runs_file=None, artifact_dir=None) -> None:
     """Draw SNEST paper figure ``name`` (fig2a, fig2b, fig3, fig4) to ``out_stem``.png/.pdf."""
     from embedlab.plots import snest as plots
+    from embedlab.plots.common import save_figure
 
     if name == "fig2b":
-        plots.save_figure(plots.kernel_contour_figure(), out_stem)
+        save_figure(plots.kernel_contour_figure(), out_stem)
         return
     if name not in TIME_LIMITS:
         raise ValueError(f"unknown SNEST figure {name!r}; expected fig2a, fig2b, fig3 or fig4")
@@ -290,7 +291,7 @@ def figure(name: str, out_stem: str | Path, runs_file=None, artifact_dir=None) -
     ax = fig.axes[0]
     kl_note = f"KL = {data['best']['cost']:.3f} (best of {len(data['runs'])} runs)"
     ax.set_title(f"{ax.get_title()}\n{kl_note}", fontsize=ax.title.get_fontsize())
-    plots.save_figure(fig, out_stem)
+    save_figure(fig, out_stem)
 
 
 def _cmd_figure(args: argparse.Namespace) -> None:

@@ -609,6 +609,7 @@ def _cmd_map(args: argparse.Namespace) -> None:
 
 def _cmd_figure(args: argparse.Namespace) -> None:
     from embedlab.plots import tste as plots
+    from embedlab.plots.common import save_figure
 
     if args.figure == "fig2":
         tables_ = {_dataset_of(p, args.protocol): pd.read_csv(p) for p in args.inputs}
@@ -620,7 +621,7 @@ def _cmd_figure(args: argparse.Namespace) -> None:
         Y, labels, meta = load_map(path)
         genres = artifacts.load(args.artifact).items["genre"].to_numpy()
         fig = plots.fig4(Y, genres, meta)
-    plots.save_figure(fig, args.out)
+    save_figure(fig, args.out)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

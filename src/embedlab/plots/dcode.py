@@ -8,10 +8,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Ellipse
 
+from embedlab.plots.common import new_figure, surname
 from embedlab.plots.labels import place_labels, spread_order
-from embedlab.plots.snest import new_figure, save_figure, surname
 
-__all__ = ["save_figure", "synthetic_figure", "nips_figure", "pairs_figure", "ellipse_axes"]
+__all__ = ["synthetic_figure", "nips_figure", "pairs_figure", "ellipse_axes"]
 
 #: squared Mahalanobis radius of a 95% region of a 2-D Gaussian (chi-square, 2 dof)
 CHI2_95_2D = 5.991464547107979

@@ -8,22 +8,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.offsetbox import AnnotationBbox, OffsetImage
 
-PNG_DPI = 150
-
-
-def save_figure(fig: Figure, stem) -> None:
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    FigureCanvasAgg(fig)
-    fig.savefig(stem.with_suffix(".png"), dpi=PNG_DPI, bbox_inches="tight")
-    fig.savefig(stem.with_suffix(".pdf"), bbox_inches="tight")
+from embedlab.plots.common import new_figure
 
 
 def _temporal(ax, Y, title):
@@ -37,7 +26,7 @@ def _temporal(ax, Y, title):
 
 def temporal_figure(phi: np.ndarray, flow: np.ndarray, title: str) -> Figure:
     """Fig. 2: Phi_p (the optimised end points) and the integrated flow, frames in order."""
-    fig = Figure(figsize=(9, 4.2))
+    fig = new_figure(figsize=(9, 4.2))
     axes = fig.subplots(1, 2)
     _temporal(axes[0], phi, f"{title}\nend points Phi_p")
     sc = _temporal(axes[1], flow, "learned flow integrated from the frames")
@@ -56,7 +45,7 @@ def _classes(ax, Y, classes, names, title):
 
 def side_by_side_figure(pca_map, diffeo_map, classes, names, title) -> Figure:
     """Fig. 3: 2-D PCA (left) beside Diffeomap (right), points coloured by class."""
-    fig = Figure(figsize=(10, 4.6))
+    fig = new_figure(figsize=(10, 4.6))
     axes = fig.subplots(1, 2)
     _classes(axes[0], pca_map, classes, names, "PCA")
     _classes(axes[1], diffeo_map, classes, names, title)
@@ -76,7 +65,7 @@ def spread_subset(Y: np.ndarray, min_dist: float) -> np.ndarray:
 
 def thumbnails_figure(Y, classes, images, shape, title, n_across: int = 25) -> Figure:
     """Fig. 4: the map coloured by digit (left) and digit images at their positions (right)."""
-    fig = Figure(figsize=(12, 5.6))
+    fig = new_figure(figsize=(12, 5.6))
     axes = fig.subplots(1, 2)
     _classes(axes[0], Y, classes, None, title)
     axes[0].legend(loc="best", markerscale=4, fontsize=8)

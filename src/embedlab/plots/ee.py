@@ -6,22 +6,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-PNG_DPI = 150
-
-
-def save_figure(fig: Figure, stem) -> None:
-    """Write ``<stem>.png`` and ``<stem>.pdf``."""
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(stem.with_suffix(".png"), dpi=PNG_DPI, bbox_inches="tight")
-    fig.savefig(stem.with_suffix(".pdf"), bbox_inches="tight")
+from embedlab.plots.common import new_figure
 
 
 def _scatter(ax, Y, colour, title):
@@ -31,12 +20,21 @@ def _scatter(ax, Y, colour, title):
     if not np.isfinite(Y).all():
         ax.text(0.5, 0.5, "diverged", ha="center", va="center", transform=ax.transAxes)
         return
-    cmap = "tab10" if colour is not None and np.issubdtype(np.asarray(colour).dtype,
-                                                          np.integer) else "viridis"
+    cmap = (
+        "tab10"
+        if colour is not None and np.issubdtype(np.asarray(colour).dtype, np.integer)
+        else "viridis"
+    )
     if colour is not None and cmap == "tab10" and len(np.unique(colour)) > 10:
         cmap = "tab20"
-    ax.scatter(Y[:, 0], Y[:, 1], c=colour if colour is not None else "#1f4e99", s=3,
-               cmap=cmap, linewidths=0)
+    ax.scatter(
+        Y[:, 0],
+        Y[:, 1],
+        c=colour if colour is not None else "#1f4e99",
+        s=3,
+        cmap=cmap,
+        linewidths=0,
+    )
     ax.set_aspect("equal", adjustable="datalim")
 
 
@@ -44,8 +42,7 @@ def sweep_figure(maps: np.ndarray, table: pd.DataFrame, colour, dataset: str) ->
     """Grid of maps: one row per negative-weight kind, lambda increasing to the right."""
     kinds = list(dict.fromkeys(table["negative_weights"]))
     n_cols = max(int((table["negative_weights"] == k).sum()) for k in kinds)
-    fig = Figure(figsize=(2.4 * n_cols, 2.6 * len(kinds)), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure(figsize=(2.4 * n_cols, 2.6 * len(kinds)), layout="constrained")
     axes = fig.subplots(len(kinds), n_cols, squeeze=False)
     for ax in axes.ravel():
         ax.set_axis_off()
@@ -67,12 +64,15 @@ def sweep_figure(maps: np.ndarray, table: pd.DataFrame, colour, dataset: str) ->
 
 def homotopy_figure(maps: dict, table: pd.DataFrame, t: np.ndarray) -> Figure:
     """One panel per schedule, points coloured by the roll angle t."""
-    fig = Figure(figsize=(3.2 * len(maps), 3.4), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure(figsize=(3.2 * len(maps), 3.4), layout="constrained")
     axes = fig.subplots(1, len(maps), squeeze=False)[0]
     for ax, (name, Y) in zip(axes, maps.items(), strict=True):
         row = table.set_index("schedule").loc[name]
-        _scatter(ax, Y, t, f"{name}: {int(row['n_iter'])} epochs\n|Spearman(axis, t)| "
-                           f"{row['spearman_t']:.3f}")
+        _scatter(
+            ax,
+            Y,
+            t,
+            f"{name}: {int(row['n_iter'])} epochs\n|Spearman(axis, t)| {row['spearman_t']:.3f}",
+        )
     fig.suptitle("Swiss roll, Elastic Embedding (lambda target 100)")
     return fig

@@ -10,16 +10,12 @@ colour on a diverging scale centred at 0 (blue = negative, red = positive).
 * :func:`words_figure`           Fig. 4   W5000, a spread subset of words, time histogram inset
 
 Functions return a :class:`matplotlib.figure.Figure` drawn on an Agg canvas (no pyplot state,
-no ``show``); :func:`save_figure` writes it as ``<stem>.png`` and ``<stem>.pdf``.
+no ``show``; :mod:`embedlab.plots.common`).
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.cm import ScalarMappable
 from matplotlib.collections import LineCollection
 from matplotlib.colors import LinearSegmentedColormap, LogNorm, Normalize
@@ -28,6 +24,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patheffects import withStroke
 from matplotlib.ticker import MaxNLocator
 
+from embedlab.plots.common import new_figure, surname
 from embedlab.plots.labels import Placement, place_labels, spread_order
 
 R21 = r"$\mathbb{R}^{2,1}$"
@@ -37,43 +34,10 @@ TIME_CMAP = LinearSegmentedColormap.from_list(
 )
 # Contour levels from blue (small similarity) to red (large), dark enough to read the labels.
 LEVEL_CMAP = LinearSegmentedColormap.from_list("snest_levels", ["#1f3fbf", "#7a3aa0", "#c62828"])
-PNG_DPI = 150
 MIN_FONT, MAX_FONT = 5.0, 14.0
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def new_figure(figsize) -> Figure:
-    """A figure on its own Agg canvas (so ``fig.canvas.get_renderer()`` works headless)."""
-    fig = Figure(figsize=figsize)
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def save_figure(fig: Figure, stem) -> tuple[Path, Path]:
-    """Write ``stem.png`` (dpi 150) and ``stem.pdf`` atomically, close ``fig``; return paths.
-
-    Each file is written to a temporary name in the target folder, then moved into place with
-    ``os.replace``, so a reader never sees a half-written figure.
-    """
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for fmt in ("png", "pdf"):
-        path = stem.with_name(f"{stem.name}.{fmt}")
-        tmp = stem.with_name(f".{stem.name}.{fmt}.tmp{os.getpid()}")
-        try:
-            fig.savefig(tmp, format=fmt, dpi=PNG_DPI)
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
-        paths.append(path)
-    if fig.canvas.manager is not None:  # a pyplot figure: release it from pyplot's registry
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
-    return paths[0], paths[1]
 
 
 def _check_embedding(embedding, name: str = "embedding") -> np.ndarray:
@@ -392,11 +356,6 @@ def kernel_contour_figure(
     return fig
 
 
-def surname(name: str) -> str:
-    """Display name of an author key "Lastname_F" (the paper shows last names only)."""
-    return str(name).rsplit("_", 1)[0]
-
-
 def authors_figure(
     embedding,
     names,
@@ -471,8 +430,6 @@ __all__ = [
     "Placement",
     "authors_figure",
     "kernel_contour_figure",
-    "save_figure",
     "school_figure",
-    "surname",
     "words_figure",
 ]

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from embedlab.plots.snest import new_figure, save_figure
+from embedlab.plots.common import new_figure
 
-__all__ = ["fig2", "fig3", "fig4", "save_figure"]
+__all__ = ["fig2", "fig3", "fig4"]
 
 STYLE = {
     "GNMDS-K": ("tab:blue", "--"),
