@@ -54,3 +54,21 @@ def test_uncaught_errors_propagate_and_all_failed_is_an_error():
         match=r"all 2 runs failed; the first \(\{'lr': 9.0\}, seed 0\): FloatingPointError",
     ):
         runs.best_run(failed)
+
+
+def test_save_npz_round_trips_atomically_with_plain_permissions(tmp_path):
+    import os
+    import stat
+
+    path = tmp_path / "sub" / "maps.npz"
+    runs.save_npz(path, {"Y": np.arange(6.0).reshape(3, 2)}, {"meta": {"k": np.int64(3)}})
+    arrays, info = runs.load_npz(path)
+    np.testing.assert_array_equal(arrays["Y"], np.arange(6.0).reshape(3, 2))
+    assert info["meta"] == {"k": 3} and "embedlab_version" in info
+    assert [p.name for p in path.parent.iterdir()] == ["maps.npz"]  # no temporary left
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
+    with pytest.raises(TypeError):
+        runs.save_npz(path, {"Y": np.zeros(2)}, {"meta": {"bad": object()}})
+    np.testing.assert_array_equal(runs.load_npz(path)[0]["Y"], arrays["Y"])  # old file intact

@@ -237,23 +237,35 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _atomic_write(path: Path, write) -> None:
+def atomic_write(path: str | Path, write) -> Path:
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then move it into place: a
+    reader never sees a half-written file, and a failed write leaves nothing behind. The file
+    gets the usual permissions (0666 less the umask), not mkstemp's 0600."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
         write(tmp)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return path
+
+
+def write_npz(path: str | Path, arrays: dict) -> None:
+    """``np.savez_compressed`` to exactly ``path`` (numpy would add ``.npz`` to a bare name)."""
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` through a temporary file: never left half-written."""
-    path = Path(path)
-    _atomic_write(path, lambda p: Path(p).write_text(text))
-    return path
+    return atomic_write(path, lambda p: Path(p).write_text(text))
 
 
 def save(art: Artifact, folder: str | Path, name: str = "?") -> Path:
@@ -263,10 +275,10 @@ def save(art: Artifact, folder: str | Path, name: str = "?") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "meta.json").unlink(missing_ok=True)
     flat = _flatten(art.arrays)
-    _atomic_write(folder / "data.npz", lambda p: np.savez_compressed(open(p, "wb"), **flat))
-    _atomic_write(folder / "items.tsv", lambda p: art.items.to_csv(p, sep="\t", index=False))
+    atomic_write(folder / "data.npz", lambda p: write_npz(p, flat))
+    atomic_write(folder / "items.tsv", lambda p: art.items.to_csv(p, sep="\t", index=False))
     meta = {"kind": art.kind, "name": name, **art.meta, "summary": art.summary()}
-    _atomic_write(
+    atomic_write(
         folder / "meta.json",
         lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=_json_default) + "\n"),
     )

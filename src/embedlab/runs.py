@@ -4,7 +4,8 @@ The papers report the best of many runs (SNEST Table 1: the minimum KL over rest
 learning rates). :func:`run_grid` fits one estimator per (grid point, restart), keeps each run's
 coordinates, cost trace, final cost and wall time, and :func:`save_runs` writes them all to one
 ``.npz`` with a JSON table of the runs, so that a table can be recomputed and any run plotted
-without re-running it.
+without re-running it. :func:`save_npz` / :func:`load_npz` are the one way every paper saves
+fitted runs and maps (arrays + a JSON ``info``, atomically).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from embedlab import __version__
+from embedlab import __version__, artifacts
 
 log = logging.getLogger(__name__)
 
@@ -138,35 +139,52 @@ def runs_table(runs: Sequence[Run]) -> list[dict[str, Any]]:
     ]
 
 
+def save_npz(path: str | Path, arrays: Mapping[str, Any], info: Mapping[str, Any]) -> Path:
+    """Write ``arrays`` and the JSON ``info`` (plus the package version) to ``path`` (.npz),
+    atomically: every paper's fitted runs and maps are saved this way."""
+    info = {**info, "embedlab_version": __version__}
+    payload = {**arrays, "info": np.asarray(json.dumps(info, default=_plain))}
+    return artifacts.atomic_write(path, lambda tmp: artifacts.write_npz(tmp, payload))
+
+
+def load_npz(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """(arrays, info) of a file written by :func:`save_npz`."""
+    with np.load(path, allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files if k != "info"}
+        return arrays, json.loads(str(npz["info"]))
+
+
+def _plain(value):
+    """JSON for numpy scalars and arrays inside ``info``."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
 def save_runs(path: str | Path, runs: Sequence[Run], meta: Mapping[str, Any]) -> Path:
     """Write every run to ``path`` (.npz): ``embedding_<k>``, ``trace_<k>``, ``best`` and a
     JSON ``runs`` table + ``meta`` (method, dataset, settings, package version)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     best = best_run(runs)
     arrays = {"best_embedding": best.embedding, "best_index": np.asarray(runs.index(best))}
     for k, r in enumerate(runs):
         arrays[f"embedding_{k}"] = r.embedding
         arrays[f"trace_{k}"] = r.cost_trace
-    info = {"meta": {**meta, "embedlab_version": __version__}, "runs": runs_table(runs)}
-    arrays["info"] = np.asarray(json.dumps(info))
-    tmp = path.with_name(f".{path.name}.tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    tmp.replace(path)
-    return path
+    meta = {**meta, "embedlab_version": __version__}
+    return save_npz(path, arrays, {"meta": meta, "runs": runs_table(runs)})
 
 
 def load_runs(path: str | Path) -> dict[str, Any]:
     """Read a file written by :func:`save_runs`: ``meta``, ``runs`` (table), ``best_embedding``,
     ``best`` (its row), and ``embedding(k)`` / ``trace(k)`` accessors."""
-    npz = np.load(path, allow_pickle=False)
-    info = json.loads(str(npz["info"]))
-    best_index = int(npz["best_index"])
+    arrays, info = load_npz(path)
+    best_index = int(arrays["best_index"])
     return {
         "meta": info["meta"],
         "runs": info["runs"],
         "best": info["runs"][best_index],
-        "best_embedding": npz["best_embedding"],
-        "embedding": lambda k: npz[f"embedding_{k}"],
-        "trace": lambda k: npz[f"trace_{k}"],
+        "best_embedding": arrays["best_embedding"],
+        "embedding": lambda k: arrays[f"embedding_{k}"],
+        "trace": lambda k: arrays[f"trace_{k}"],
     }

@@ -8,18 +8,22 @@ from pathlib import Path
 
 import pandas as pd
 
+from embedlab import artifacts
+
 
 def write_table(
     df: pd.DataFrame, csv_path: str | Path, md_path: str | Path, title: str = ""
 ) -> None:
-    """Write ``df`` as CSV and as a Markdown table (with an optional heading)."""
-    csv_path, md_path = Path(csv_path), Path(md_path)
-    csv_path.parent.mkdir(parents=True, exist_ok=True)
-    md_path.parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(csv_path, index=False)
+    """Write ``df`` as CSV and as a Markdown table (with an optional heading), atomically."""
+    write_csv(df, csv_path)
     shown = df.astype(object).where(df.notna(), "")
     body = shown.to_markdown(index=False, floatfmt="g")
-    md_path.write_text((f"# {title}\n\n" if title else "") + body + "\n")
+    artifacts.write_text_atomic(md_path, (f"# {title}\n\n" if title else "") + body + "\n")
+
+
+def write_csv(df: pd.DataFrame, path: str | Path) -> Path:
+    """``df`` as CSV (no index) at ``path``, atomically."""
+    return artifacts.atomic_write(path, lambda tmp: df.to_csv(tmp, index=False))
 
 
 SIZE_FIELD = {

@@ -772,7 +772,7 @@ def _cmd_figure(args):
         table, model = synthetic_ranks(art, cfg["params"], cfg["seed"])
         if args.table:
             Path(args.table).parent.mkdir(parents=True, exist_ok=True)
-            table.to_csv(args.table, index=False)
+            tables.write_csv(table, args.table)
         names = _items(art, "author")["name"].tolist() + _items(art, "word")["name"].tolist()
         fig = plots.synthetic_figure(model, names, table, cfg["epochs"])
     elif args.figure == "fig4":
@@ -788,7 +788,7 @@ def _cmd_figure(args):
             coords.insert(0, "name", list(names_a[authors]) + list(names_w[words]))
             coords.insert(1, "role", roles)
             Path(args.table).parent.mkdir(parents=True, exist_ok=True)
-            coords.to_csv(args.table, index=False)
+            tables.write_csv(coords, args.table)
         fig = plots.nips_figure(
             model.means_[-1],
             list(names_a[authors]),
@@ -809,7 +809,7 @@ def _cmd_figure(args):
         )
         if args.table:
             Path(args.table).parent.mkdir(parents=True, exist_ok=True)
-            table.to_csv(args.table, index=False)
+            tables.write_csv(table, args.table)
         fig = plots.pairs_figure(table, n_emb)
     save_figure(fig, args.out)
 

@@ -18,13 +18,12 @@ import argparse
 import json
 import logging
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from embedlab import artifacts, tables
+from embedlab import artifacts, runs, tables
 from embedlab.evaluate.knn import loo_1nn_error_rate, trustworthiness
 from embedlab.methods.elastic import ElasticEmbedding, elastic_costs
 from embedlab.optimize import DivergenceError
@@ -216,14 +215,14 @@ def _cmd_sweep(args):
         args.learning_rates,
         args.max_iter,
     )
-    Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.csv, index=False)
-    np.savez_compressed(
-        args.out,
-        maps=maps,
-        kinds=table["negative_weights"].to_numpy(str),
-        lambdas=table["lam"].to_numpy(float),
-    )
+    tables.write_csv(table, args.csv)
+    arrays = {
+        "maps": maps,
+        "kinds": table["negative_weights"].to_numpy(str),
+        "lambdas": table["lam"].to_numpy(float),
+    }
+    settings = {"perplexity": args.perplexity, "max_iter": args.max_iter}
+    runs.save_npz(args.out, arrays, {"meta": {"dataset": args.dataset, **settings}})
 
 
 def _cmd_table(args):
@@ -241,10 +240,10 @@ def _cmd_figure(args):
     from embedlab.plots.ee import sweep_figure
 
     art = _load_vectors(args.artifact)
-    runs = np.load(args.runs)
+    maps = runs.load_npz(args.runs)[0]["maps"]
     table = pd.read_csv(args.csv)
     colour = art.arrays.get("t", art.arrays.get("labels"))
-    save_figure(sweep_figure(runs["maps"], table, colour, args.dataset), args.out, tight=True)
+    save_figure(sweep_figure(maps, table, colour, args.dataset), args.out, tight=True)
 
 
 def _cmd_homotopy(args):

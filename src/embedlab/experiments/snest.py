@@ -250,7 +250,7 @@ def _cmd_table(args: argparse.Namespace) -> None:
             claims.to_markdown(index=False),
             "",
         ]
-    Path(args.md).write_text("\n".join(md) + "\n")
+    artifacts.write_text_atomic(args.md, "\n".join(md) + "\n")
 
 
 # figure -> colour limit of its time axis, as in the paper's figure (which dataset each figure

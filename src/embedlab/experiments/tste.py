@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from embedlab import artifacts, tables
+from embedlab import artifacts, runs, tables
 from embedlab.evaluate.knn import loo_1nn_error_rate
 from embedlab.evaluate.triplets import holdout_split, kfold_triplets, triplet_error
 from embedlab.methods.triplets import METHODS, gram_embedding
@@ -337,13 +337,13 @@ def embed_map(
         "seconds": round(time.perf_counter() - t0, 2),
     }
     log.info("%s", meta)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, embedding=Y, labels=labels, meta=json.dumps(meta))
+    runs.save_npz(out, {"embedding": Y, "labels": labels}, {"meta": meta})
 
 
 def load_map(path: str | Path) -> tuple[np.ndarray, np.ndarray, dict]:
-    with np.load(path, allow_pickle=False) as z:
-        return z["embedding"], z["labels"], json.loads(str(z["meta"]))
+    """(embedding, labels, meta) of a map written by :func:`embed_map`."""
+    arrays, info = runs.load_npz(path)
+    return arrays["embedding"], arrays["labels"], info["meta"]
 
 
 # --------------------------------------------------------------------------------------
@@ -554,8 +554,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> None:
         if args.max_iter is None:
             raise SystemExit("tste-evaluate: --protocol paper_text needs --max-iter")
         df = evaluate_method(*inputs, max_iter=args.max_iter, **common)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(args.out, index=False)
+    tables.write_csv(df, args.out)
 
 
 def _cmd_table(args: argparse.Namespace) -> None:
