@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SNAKEMAKE := PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/snakemake --cores $(CORES)
 
-.PHONY: reproduce quick report browser test lint dry-run clean venv slurm-check
+.PHONY: reproduce quick report timings browser test lint dry-run clean venv slurm-check
 
 venv: $(STAMP)
 
@@ -35,6 +35,12 @@ report: $(STAMP)
 	  $(BIN)/python -m embedlab check-report results/report.html \
 	    --expect-summary results/report_expected.tsv; \
 	else echo "warning: no Chromium on PATH: report not checked (make browser installs it)"; fi
+
+# Where the last run's time went (also made by the workflow's last job and shown in the report)
+timings: $(STAMP)
+	$(BIN)/python -m embedlab timings --benchmarks logs/benchmarks \
+	  --csv results/tables/timings.csv --md results/tables/timings.md
+	@cat results/tables/timings.md
 
 # Debian's Chromium for the report check (tests/test_report.py); needs root and apt-get
 browser:

@@ -38,3 +38,5 @@ rule all:
         paper_targets(),
         "results/tables/summary.csv",
         "results/tables/summary.md",
+        "results/tables/timings.csv",
+        "results/tables/timings.md",

@@ -2,7 +2,7 @@
 
     base (artifacts, registry, fetch, tables, runs, perplexity, affinities, optimize,
           kernels, datasets)  ->  methods  ->  evaluate  ->  experiments, plots
-          ->  summary, report_check, cli
+          ->  summary, timings, report_check, cli
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ LAYERS = {
     "experiments": 3,
     "plots": 3,
     "summary": 4,
+    "timings": 4,
     "report_check": 4,
     "cli": 4,
     "__main__": 4,

@@ -65,6 +65,16 @@ def test_rule_files_read_config_without_fallbacks():
     assert not found, "defaults belong in workflow/schemas/*.yaml:\n" + "\n".join(found)
 
 
+def test_every_rule_has_a_log_and_a_benchmark():
+    for path in RULE_FILES[1:]:  # the Snakefile holds only `rule all`, which runs nothing
+        text = path.read_text()
+        rules = re.findall(r"^rule (\w+):", text, flags=re.M)
+        pattern = r'^    benchmark:\n        "logs/benchmarks/(\w+)/'
+        benchmarks = re.findall(pattern, text, flags=re.M)
+        assert benchmarks == rules, f"{path.name}: rules {rules}, benchmarks {benchmarks}"
+        assert text.count("\n    log:\n") == len(rules), path.name
+
+
 def test_the_fallback_check_catches_a_fallback():
     assert FALLBACK.search('seed=SNEST.get("seed", 0),')
     assert FALLBACK.search('max_iter=config.get("snest", {})["max_iter"],')

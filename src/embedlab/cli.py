@@ -27,6 +27,12 @@ def _experiment_modules() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__))
 
 
+def _cmd_timings(args: argparse.Namespace) -> None:
+    from embedlab import timings
+
+    timings.write_timings(args.benchmarks, args.csv, args.md)
+
+
 def _cmd_fetch(args: argparse.Namespace) -> None:
     from embedlab import fetch, registry
 
@@ -130,6 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--md", required=True)
     p.add_argument("meta", nargs="*", help="meta.json of each dataset artifact")
     p.set_defaults(func=_cmd_summarize_papers)
+
+    p = sub.add_parser("timings", help="where the last run's time went (benchmark files)")
+    p.add_argument("--benchmarks", required=True, help="logs/benchmarks")
+    p.add_argument("--csv", required=True)
+    p.add_argument("--md", required=True)
+    p.set_defaults(func=_cmd_timings)
 
     p = sub.add_parser("check-report", help="render the HTML report in headless Chromium")
     p.add_argument("report", help="results/report.html")

@@ -7,6 +7,8 @@ rule fetch_raw:
         f"{RAW_DIR}/{{path}}",
     log:
         "logs/fetch/{path}.log",
+    benchmark:
+        "logs/benchmarks/fetch_raw/fetch/{path}.tsv"
     wildcard_constraints:
         path="|".join(map(re.escape, REGISTRY["files"])),
     conda:
@@ -33,6 +35,8 @@ rule build_dataset:
         meta="results/datasets/{dataset}/meta.json",
     log:
         "logs/datasets/{dataset}.log",
+    benchmark:
+        "logs/benchmarks/build_dataset/datasets/{dataset}.tsv"
     wildcard_constraints:
         dataset="|".join(REGISTRY["datasets"]),
     conda:
@@ -65,6 +69,8 @@ rule dataset_summary:
         md="results/tables/datasets.md",
     log:
         "logs/tables/datasets.log",
+    benchmark:
+        "logs/benchmarks/dataset_summary/tables/datasets.tsv"
     conda:
         "../envs/embedlab.yaml"
     resources:

@@ -37,6 +37,8 @@ rule dcode_rank:
         "results/dcode/rank_{observation}_{a}a_{w}w.json",
     log:
         "logs/dcode/rank_{observation}_{a}a_{w}w.log",
+    benchmark:
+        "logs/benchmarks/dcode_rank/dcode/rank_{observation}_{a}a_{w}w.tsv"
     wildcard_constraints:
         observation="counts|per_token",
         a=r"\d+",
@@ -70,6 +72,8 @@ rule dcode_table:
         md_long="results/tables/dcode_rank_long.md",
     log:
         "logs/dcode/table.log",
+    benchmark:
+        "logs/benchmarks/dcode_table/dcode/table.tsv"
     conda:
         "../envs/embedlab.yaml"
     resources:
@@ -100,6 +104,8 @@ rule dcode_fig3:
         ),
     log:
         "logs/dcode/fig3.log",
+    benchmark:
+        "logs/benchmarks/dcode_fig3/dcode/fig3.tsv"
     conda:
         "../envs/embedlab.yaml"
     resources:
@@ -137,6 +143,8 @@ rule dcode_nips_figure:
         ),
     log:
         "logs/dcode/{fig}.log",
+    benchmark:
+        "logs/benchmarks/dcode_nips_figure/dcode/{fig}.tsv"
     wildcard_constraints:
         fig="fig4|fig5",
     conda:

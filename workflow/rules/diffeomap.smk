@@ -60,6 +60,8 @@ rule diffeomap_grid:
         "results/embeddings/diffeomap/{dataset}/grid.npz",
     log:
         "logs/diffeomap/{dataset}/grid.log",
+    benchmark:
+        "logs/benchmarks/diffeomap_grid/diffeomap/{dataset}/grid.tsv"
     conda:
         "../envs/embedlab.yaml"
     threads: diffeomap_threads
@@ -87,6 +89,8 @@ rule diffeomap_final:
         "results/embeddings/diffeomap/{dataset}/final.npz",
     log:
         "logs/diffeomap/{dataset}/final.log",
+    benchmark:
+        "logs/benchmarks/diffeomap_final/diffeomap/{dataset}/final.tsv"
     conda:
         "../envs/embedlab.yaml"
     threads: diffeomap_threads
@@ -112,6 +116,8 @@ rule diffeomap_baselines:
         "results/embeddings/diffeomap/{dataset}/baselines.npz",
     log:
         "logs/diffeomap/{dataset}/baselines.log",
+    benchmark:
+        "logs/benchmarks/diffeomap_baselines/diffeomap/{dataset}/baselines.tsv"
     conda:
         "../envs/embedlab.yaml"
     threads: 2
@@ -149,6 +155,8 @@ rule diffeomap_table:
         md="results/tables/diffeomap_1nn.md",
     log:
         "logs/diffeomap/table.log",
+    benchmark:
+        "logs/benchmarks/diffeomap_table/diffeomap/table.tsv"
     conda:
         "../envs/embedlab.yaml"
     resources:
@@ -173,6 +181,8 @@ rule diffeomap_author_sets:
         md="results/tables/diffeomap_nips_author_sets.md",
     log:
         "logs/diffeomap/author_sets.log",
+    benchmark:
+        "logs/benchmarks/diffeomap_author_sets/diffeomap/author_sets.tsv"
     conda:
         "../envs/embedlab.yaml"
     resources:
@@ -207,6 +217,8 @@ rule diffeomap_figure:
         pdf="results/figures/diffeomap_{fig}.pdf",
     log:
         "logs/diffeomap/{fig}.log",
+    benchmark:
+        "logs/benchmarks/diffeomap_figure/diffeomap/{fig}.tsv"
     wildcard_constraints:
         fig="fig2|fig3|fig4",
     conda:

@@ -32,6 +32,8 @@ rule ee_sweep:
         csv="results/embeddings/ee/{dataset}.csv",
     log:
         "logs/ee/sweep_{dataset}.log",
+    benchmark:
+        "logs/benchmarks/ee_sweep/ee/sweep_{dataset}.tsv"
     conda:
         "../envs/embedlab.yaml"
     threads: 2
@@ -66,6 +68,8 @@ rule ee_table:
         md="results/tables/ee_sweep.md",
     log:
         "logs/ee/table.log",
+    benchmark:
+        "logs/benchmarks/ee_table/ee/table.tsv"
     conda:
         "../envs/embedlab.yaml"
     resources:
@@ -92,6 +96,8 @@ rule ee_figure:
         pdf="results/figures/ee_sweep_{dataset}.pdf",
     log:
         "logs/ee/figure_{dataset}.log",
+    benchmark:
+        "logs/benchmarks/ee_figure/ee/figure_{dataset}.tsv"
     conda:
         "../envs/embedlab.yaml"
     resources:
@@ -126,6 +132,8 @@ rule ee_homotopy:
         pdf="results/figures/ee_homotopy.pdf",
     log:
         "logs/ee/homotopy.log",
+    benchmark:
+        "logs/benchmarks/ee_homotopy/ee/homotopy.tsv"
     conda:
         "../envs/embedlab.yaml"
     threads: 2

@@ -19,6 +19,8 @@ rule paper_summary:
         md="results/tables/summary.md",
     log:
         "logs/tables/summary.log",
+    benchmark:
+        "logs/benchmarks/paper_summary/tables/summary.tsv"
     conda:
         "../envs/embedlab.yaml"
     resources:
@@ -30,3 +32,32 @@ rule paper_summary:
         "python -m embedlab summarize-papers --paper-values {input.values:q}"
         " --tables {params.tables:q} --csv {output.csv:q} --md {output.md:q} {input.meta:q}"
         " > {log:q} 2>&1"
+
+
+rule timings:
+    """Where the run's time went: every job's benchmark file summed per paper and rule (runs
+    last: its inputs are every other final output)."""
+    input:
+        paper_targets(),
+        "results/tables/summary.csv",
+        "results/tables/datasets.csv",
+    output:
+        csv=report(
+            "results/tables/timings.csv",
+            caption="../report/timings.rst",
+            category="Summary",
+            labels={"table": "timings"},
+        ),
+        md="results/tables/timings.md",
+    log:
+        "logs/tables/timings.log",
+    benchmark:
+        "logs/benchmarks/timings/tables/timings.tsv"
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=500,
+        runtime=5,
+    shell:
+        "python -m embedlab timings --benchmarks logs/benchmarks --csv {output.csv:q}"
+        " --md {output.md:q} > {log:q} 2>&1"

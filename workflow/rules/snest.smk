@@ -30,6 +30,8 @@ rule snest_embed:
         "results/embeddings/snest/{dataset}/{cell}.npz",
     log:
         "logs/snest/{dataset}/{cell}.log",
+    benchmark:
+        "logs/benchmarks/snest_embed/snest/{dataset}/{cell}.tsv"
     wildcard_constraints:
         cell=r"(sne|tsne)-\d+|snest-\d+-\d+",
     conda:
@@ -68,6 +70,8 @@ rule snest_table:
         md_long="results/tables/snest_kl_long.md",
     log:
         "logs/snest/table.log",
+    benchmark:
+        "logs/benchmarks/snest_table/snest/table.tsv"
     conda:
         "../envs/embedlab.yaml"
     resources:
@@ -96,6 +100,8 @@ rule snest_figure:
         pdf="results/figures/snest_{fig}.pdf",
     log:
         "logs/snest/{fig}.log",
+    benchmark:
+        "logs/benchmarks/snest_figure/snest/{fig}.tsv"
     wildcard_constraints:
         fig="fig2a|fig3|fig4",
     conda:
@@ -123,6 +129,8 @@ rule snest_kernel_figure:
         pdf="results/figures/snest_fig2b.pdf",
     log:
         "logs/snest/fig2b.log",
+    benchmark:
+        "logs/benchmarks/snest_kernel_figure/snest/fig2b.tsv"
     conda:
         "../envs/embedlab.yaml"
     resources:

@@ -51,6 +51,8 @@ rule tste_evaluate:
         "results/metrics/tste/{dataset}/{method}.csv",
     log:
         "logs/tste/{dataset}/{method}.log",
+    benchmark:
+        "logs/benchmarks/tste_evaluate/tste/{dataset}/{method}.tsv"
     wildcard_constraints:
         method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
     conda:
@@ -87,6 +89,8 @@ rule tste_evaluate_authors:
         "results/metrics/tste_authors/{dataset}/{method}.csv",
     log:
         "logs/tste_authors/{dataset}/{method}.log",
+    benchmark:
+        "logs/benchmarks/tste_evaluate_authors/tste_authors/{dataset}/{method}.tsv"
     wildcard_constraints:
         method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
     conda:
@@ -124,6 +128,8 @@ rule tste_table:
         md="results/tables/{prefix}_{dataset}.md",
     log:
         "logs/{prefix}/table_{dataset}.log",
+    benchmark:
+        "logs/benchmarks/tste_table/{prefix}/table_{dataset}.tsv"
     wildcard_constraints:
         prefix="tste|tste_authors",
         dataset="|".join(TSTE_DATASETS) or "no-dataset",
@@ -161,6 +167,8 @@ rule tste_claims:
         ),
     log:
         "logs/{prefix}/claims.log",
+    benchmark:
+        "logs/benchmarks/tste_claims/{prefix}/claims.tsv"
     wildcard_constraints:
         prefix="tste|tste_authors",
     conda:
@@ -185,6 +193,8 @@ rule tste_map:
         "results/embeddings/tste/{dataset}/{method}-2d.npz",
     log:
         "logs/tste/{dataset}/{method}-2d.log",
+    benchmark:
+        "logs/benchmarks/tste_map/tste/{dataset}/{method}-2d.tsv"
     wildcard_constraints:
         method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
     conda:
@@ -218,6 +228,8 @@ rule tste_figure:
         pdf="results/figures/{prefix}_{fig}.pdf",
     log:
         "logs/{prefix}/{fig}.log",
+    benchmark:
+        "logs/benchmarks/tste_figure/{prefix}/{fig}.tsv"
     wildcard_constraints:
         prefix="tste|tste_authors",
         fig="fig2|fig3|fig4",

@@ -1,0 +1,95 @@
+"""Where a run's time went: Snakemake's per-job benchmark files summed per paper and rule.
+
+Every rule writes ``logs/benchmarks/<rule>/<its log path>.tsv`` (Snakemake's ``benchmark:``
+directive: wall seconds ``s``, ``cpu_time``, ``max_rss`` in MB). :func:`timings_table` sums
+them: per rule and per paper the job count, wall seconds (the serial sum), CPU seconds and the
+largest resident memory; and for the whole run its span (first job start to last job end,
+start = file time - wall seconds) and the average number of busy cores, CPU seconds / span.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from embedlab import tables
+
+#: rule-name prefix -> paper
+PAPERS = {
+    "snest": "SNEST",
+    "tste": "t-STE",
+    "dcode": "D-CODE",
+    "diffeomap": "Diffeomap",
+    "ee": "EE",
+}
+
+
+def paper_of(rule: str) -> str:
+    prefix = rule.split("_", 1)[0]
+    return PAPERS.get(prefix, "datasets, summary")
+
+
+def read_benchmarks(folder: str | Path) -> pd.DataFrame:
+    """One row per benchmark file: rule, paper, wall and CPU seconds, max RSS, end time."""
+    folder = Path(folder)
+    rows = []
+    for path in sorted(folder.rglob("*.tsv")):
+        rule = path.relative_to(folder).parts[0]
+        data = pd.read_csv(path, sep="\t")
+        if data.empty or not {"s", "cpu_time", "max_rss"} <= set(data.columns):
+            raise ValueError(f"{path}: not a Snakemake benchmark file (columns {list(data)})")
+        last = data.iloc[-1]
+        rows.append(
+            {
+                "rule": rule,
+                "paper": paper_of(rule),
+                "wall_s": float(last["s"]),
+                "cpu_s": float(pd.to_numeric(last["cpu_time"], errors="coerce")),
+                "max_rss_mb": float(pd.to_numeric(last["max_rss"], errors="coerce")),
+                "end": path.stat().st_mtime,
+            }
+        )
+    if not rows:
+        raise ValueError(f"{folder}: no benchmark files (run the workflow first)")
+    return pd.DataFrame(rows)
+
+
+def timings_table(jobs: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """(per paper and rule, then per paper, then the whole run: jobs, wall_s, cpu_s,
+    max_rss_mb, cpu_per_wall; the run's span and average busy cores)."""
+
+    def summed(group):
+        out = group.agg(
+            jobs=("wall_s", "size"),
+            wall_s=("wall_s", "sum"),
+            cpu_s=("cpu_s", "sum"),
+            max_rss_mb=("max_rss_mb", "max"),
+        )
+        return out
+
+    by_rule = summed(jobs.groupby(["paper", "rule"])).reset_index()
+    by_paper = summed(jobs.groupby("paper")).reset_index().assign(rule="(all)")
+    total = summed(jobs.assign(paper="all").groupby("paper")).reset_index().assign(rule="(all)")
+    table = pd.concat([by_rule, by_paper, total], ignore_index=True)
+    table["cpu_per_wall"] = (table["cpu_s"] / table["wall_s"]).round(2)
+    table[["wall_s", "cpu_s"]] = table[["wall_s", "cpu_s"]].round(1)
+    span = float(jobs["end"].max() - (jobs["end"] - jobs["wall_s"]).min())
+    run = {
+        "jobs": int(len(jobs)),
+        "span_s": round(span, 1),
+        "busy_cores": round(float(jobs["cpu_s"].sum()) / span, 2) if span > 0 else float("nan"),
+    }
+    return table[["paper", "rule", "jobs", "wall_s", "cpu_s", "max_rss_mb", "cpu_per_wall"]], run
+
+
+def write_timings(folder: str | Path, csv: str | Path, md: str | Path) -> pd.DataFrame:
+    table, run = timings_table(read_benchmarks(folder))
+    title = (
+        f"Timings of the last run ({folder}): {run['jobs']} jobs; from the first job's start "
+        f"to the last one's end {run['span_s']} s ({run['span_s'] / 3600:.2f} h), on average "
+        f"{run['busy_cores']} cores busy (CPU seconds / span). wall_s sums the jobs' wall "
+        "times (serial); cpu_per_wall > 1: a job used several cores"
+    )
+    tables.write_table(table, csv, md, title=title)
+    return table
