@@ -384,6 +384,9 @@ def baselines(
 
 # ----------------------------------------------------------------------------- table
 
+#: the settings of a Diffeomap run shown in the table's ``params``
+RUN_PARAMS = ("sigma_rel", "lam", "p", "n_basis", "max_iter", "optimizer", "formulation")
+
 PAPER_METHOD = {"diffeomap": "diffeomap", "pca": "pca", "isomap": "isomap", "tsne": "tsne"}
 
 
@@ -435,10 +438,7 @@ def results_table(files: list[str | Path], paper_csv: str | Path) -> pd.DataFram
                     "params": json.dumps(
                         {
                             k: s[k]
-                            for k in (
-                                "sigma_rel", "lam", "p", "n_basis", "max_iter", "optimizer",
-                                "formulation",
-                            )
+                            for k in RUN_PARAMS
                             if k in s
                         }
                     ),
