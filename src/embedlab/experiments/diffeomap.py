@@ -435,13 +435,7 @@ def results_table(files: list[str | Path], paper_csv: str | Path) -> pd.DataFram
                     "value_flow": None
                     if r["error"]
                     else _value(r["errors_flow"], r["n_labelled"], metric),
-                    "params": json.dumps(
-                        {
-                            k: s[k]
-                            for k in RUN_PARAMS
-                            if k in s
-                        }
-                    ),
+                    "params": json.dumps({k: s[k] for k in RUN_PARAMS if k in s}),
                     "sigma": round(s["sigma"], 4),
                     "seconds": s["seconds"],
                     "error": r["error"],
