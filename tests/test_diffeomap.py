@@ -15,8 +15,10 @@ from embedlab.methods.diffeomap import (
     Diffeomap,
     diffeomap_energy,
     fit_pca_rotation,
+    fit_span,
     fit_trajectories,
     select_basis,
+    span_energy,
 )
 
 
@@ -180,8 +182,10 @@ def test_without_penalty_the_identity_flow_is_kept_and_regained():
     np.testing.assert_allclose(reduced.trajectories, np.repeat(Z[None], p + 1, axis=0), atol=1e-6)
 
 
-@pytest.mark.parametrize("optimizer", ["lbfgs", "cg"])
-def test_flow_separates_two_stacked_sheets_that_pca_overlays(optimizer):
+@pytest.mark.parametrize(
+    ("optimizer", "formulation"), [("lbfgs", "span"), ("cg", "span"), ("lbfgs", "charged")]
+)
+def test_flow_separates_two_stacked_sheets_that_pca_overlays(optimizer, formulation):
     """Two classes on parallel sheets z = +-0.5 of a 6 x 3 box: PCA keeps (x, y), overlaying
     them; flattening z by a diffeomorphism cannot collide the sheets, so it pulls them apart."""
     rng = np.random.default_rng(0)
@@ -193,11 +197,17 @@ def test_flow_separates_two_stacked_sheets_that_pca_overlays(optimizer):
     ]
     pca_errors = loo_1nn_errors(PCA(n_components=2).fit_transform(X), labels)
     model = Diffeomap(
-        sigma=0.3, lam=10.0, p=5, n_basis=40, max_iter=200, random_state=0, optimizer=optimizer
-    ).fit(X)
-    assert model.off_subspace_energy_ < 0.01 * np.sum(model.trajectories_[0][:, 2:] ** 2)
+        sigma=0.3, lam=10.0, p=5, n_basis=40, max_iter=200, random_state=0, optimizer=optimizer,
+        formulation=formulation,
+    ).fit(X)  # fmt: skip
+    # span: 40 basis functions of width 0.3 for 80 points leave some of the sheet offset
+    # (free end points flatten further, but are not what the field does)
+    flat = {"span": 0.05, "charged": 0.01}[formulation]
+    assert model.off_subspace_energy_ < flat * np.sum(model.trajectories_[0][:, 2:] ** 2)
     assert pca_errors >= 30
     assert loo_1nn_errors(model.embedding_, labels) <= 0.7 * pca_errors
+    if formulation == "span":  # and the map is the learned flow's image of the data
+        assert loo_1nn_errors(model.transform(X), labels) <= 0.7 * pca_errors
 
 
 @pytest.fixture(scope="module")
@@ -232,8 +242,9 @@ def test_transform_of_training_points_reproduces_the_fitted_trajectories():
     # full set: forward Euler with the p steps is exactly the discretisation of V_k
     X, _ = parabola(m=16, seed=1)
     model = Diffeomap(
-        n_components=1, sigma=0.4, lam=5.0, p=3, n_basis=16, max_iter=60, eps=0.0
-    ).fit(X)
+        n_components=1, sigma=0.4, lam=5.0, p=3, n_basis=16, max_iter=60, eps=0.0,
+        formulation="charged",
+    ).fit(X)  # fmt: skip
     assert model.basis_.size == 16 and model.flow_coef_.shape == (3, 16, 2)
     displacement = np.abs(model.trajectories_[-1] - model.trajectories_[0]).max()
     assert displacement > 0.1
@@ -241,10 +252,15 @@ def test_transform_of_training_points_reproduces_the_fitted_trajectories():
     np.testing.assert_allclose(model.transform(X), model.embedding_, atol=1e-7 * displacement)
 
 
-def test_transform_of_training_points_with_reduced_set(curve_fit):
-    # reduced set: the flow follows K_mn beta_k, the charged part of V_k; the fitted Phi_p
-    # also carries the uncharged residual, so the two agree only approximately
-    X, _, model, Y = curve_fit
+def test_charged_end_points_are_not_the_flow_of_the_data():
+    # charged reduced set: the flow follows K_mn beta_k, the charged part of V_k; the fitted
+    # Phi_p also carries the residual charged at 1/eps, so the two agree only approximately
+    X, _ = parabola()
+    model = Diffeomap(
+        n_components=1, sigma=0.3, lam=10.0, p=5, n_basis=20, max_iter=300, random_state=0,
+        formulation="charged",
+    )  # fmt: skip
+    Y = model.fit_transform(X)
     displacement = np.abs(model.trajectories_[-1] - model.trajectories_[0]).max()
     gap = np.abs(model.transform(X) - Y).max()
     assert 1e-8 * displacement < gap < 0.1 * displacement
@@ -300,7 +316,11 @@ def test_basis_uses_distinct_points_and_clips_with_a_warning():
         ({"n_basis": 0}, "n_basis=0"),
         ({"n_components": 2}, "n_components=2 must be below the 2 principal axes"),
         ({"optimizer": "adam"}, "optimizer='adam'"),
-        ({"eps": 0.0, "n_basis": 5}, "a reduced set needs eps > 0, got eps=0.0"),
+        (
+            {"eps": 0.0, "n_basis": 5, "formulation": "charged"},
+            "a reduced set needs eps > 0, got eps=0.0",
+        ),
+        ({"formulation": "free"}, "formulation='free'"),
     ],
 )
 def test_bad_parameters_are_rejected(params, message):
@@ -318,3 +338,78 @@ def test_bad_input_is_rejected():
     model = Diffeomap(n_components=1, p=2, n_basis=5, max_iter=2).fit(parabola(m=10)[0])
     with pytest.raises(ValueError, match="3 features; the model was fitted on 2"):
         model.transform(np.zeros((2, 3)))
+
+
+# ----------------------------------------------------------------------------- span formulation
+
+
+def span_problem(m=10, r=3, p=3, n=4, seed=0, scale=0.5):
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((m, r))
+    basis = np.sort(rng.choice(m, size=n, replace=False))
+    return Z, basis, scale * rng.standard_normal((p, n, r))
+
+
+@pytest.mark.parametrize("n", [4, 10], ids=["n=4", "n=m"])
+def test_span_energy_gradient_matches_central_differences(n):
+    Z, basis, beta = span_problem(n=n)
+
+    def energy(b):
+        return span_energy(Z, b, sigma=0.9, lam=0.7, n_components=1, basis=basis)
+
+    parts = energy(beta)
+    assert parts.kinetic > 0 and parts.off_subspace > 0
+    numeric = np.zeros_like(beta)
+    h = 1e-6
+    for idx in np.ndindex(beta.shape):
+        bp, bm = beta.copy(), beta.copy()
+        bp[idx] += h
+        bm[idx] -= h
+        numeric[idx] = (energy(bp).energy - energy(bm).energy) / (2 * h)
+    assert np.abs(parts.grad - numeric).max() / np.abs(numeric).max() < 1e-6
+
+
+def test_span_energy_with_every_point_is_the_full_set_energy_of_its_trajectories():
+    """n = m: V_k = K beta_k, so tr(V^T K^-1 V) = tr(beta^T K beta): the paper's exact energy."""
+    Z, basis, beta = span_problem(n=10)
+    span = span_energy(Z, beta, sigma=0.9, lam=0.7, n_components=1, basis=basis)
+    T = span.trajectories
+    np.testing.assert_array_equal(T[0], Z)
+    full = diffeomap_energy(T, sigma=0.9, lam=0.7, n_components=1, basis=None, eps=1e-12)
+    assert full.energy == pytest.approx(span.energy, rel=1e-6)
+    assert full.kinetic == pytest.approx(span.kinetic, rel=1e-6)
+    # with a strict subset, the trajectories' full-set energy is that of the same field again
+    # only if V stays in the span: the subset energy is at least the full-set one (the field
+    # sum_I beta_i k(Phi[i], .) interpolates V_k, and K^-1 gives the smallest such norm)
+    Zs, bs, betas = span_problem(n=4, seed=1)
+    sub = span_energy(Zs, betas, sigma=0.9, lam=0.7, n_components=1, basis=bs)
+    fs = diffeomap_energy(sub.trajectories, 0.9, 0.7, 1, basis=None, eps=1e-12)
+    assert sub.kinetic >= fs.kinetic * (1 - 1e-6)
+
+
+def test_span_fit_starts_at_the_identity_and_lowers_the_energy():
+    X, _ = parabola(m=30, seed=2)
+    Z = fit_pca_rotation(X).apply(X)
+    basis = np.arange(0, 30, 3)
+    none = fit_span(Z, n_components=1, sigma=0.5, lam=0.0, p=3, basis=basis, max_iter=50)
+    assert none.energy == 0.0
+    np.testing.assert_array_equal(none.trajectories, np.repeat(Z[None], 4, axis=0))
+    for whiten in (True, False):
+        fit = fit_span(
+            Z, n_components=1, sigma=0.5, lam=5.0, p=3, basis=basis, max_iter=100, whiten=whiten
+        )
+        assert fit.energy < 0.2 * 5.0 * np.sum(Z[:, 1:] ** 2)
+        assert fit.coef.shape == (3, 10, 2)
+
+
+@pytest.mark.parametrize("n_basis", [12, 40], ids=["reduced", "full"])
+def test_span_flow_of_the_training_data_is_the_fitted_map(curve_fit, n_basis):
+    X, _, _, _ = curve_fit
+    model = Diffeomap(
+        n_components=1, sigma=0.3, lam=10.0, p=5, n_basis=n_basis, max_iter=100, random_state=0
+    ).fit(X)
+    assert model.formulation == "span"
+    displacement = np.abs(model.trajectories_[-1] - model.trajectories_[0]).max()
+    assert displacement > 0.1
+    np.testing.assert_allclose(model.flow(X), model.trajectories_[-1], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(model.transform(X), model.embedding_, rtol=0, atol=1e-10)

@@ -67,17 +67,22 @@ def test_two_stage_protocol_table_and_figure(blobs, tmp_path):
 
 
 def test_full_basis_flow_reproduces_end_points(blobs, tmp_path):
-    """With every point in the basis and eps -> 0 the integrated flow equals Phi_p; at eps = 1
-    the field leaves eps (K + eps)^-1 V of each step's velocity out, so the two differ."""
+    """Charged: with every point in the basis and eps -> 0 the integrated flow equals Phi_p; at
+    eps = 1 the field leaves eps (K + eps)^-1 V of each step's velocity out, so the two differ.
+    Span (the default): the map is the flow, with a reduced set too."""
     gaps = {}
     for eps in (1e-8, 1.0):
-        settings = {**SETTINGS, "n_basis": 36, "eps": eps}
+        settings = {**SETTINGS, "n_basis": 36, "eps": eps, "formulation": "charged"}
         out = exp.embed(blobs, tmp_path / f"full{eps}.npz", {"sigma_rel": [0.5], "lam": [10.0]},
                         settings, stage="grid")  # fmt: skip
         row = exp.load(out)["runs"][0]
         gaps[eps] = row["flow_gap_rms"]
         assert row["energy"] < row["off_subspace"] * 10.0 + row["kinetic"] + 1e-9
     assert gaps[1e-8] < 1e-5 and gaps[1.0] > 1e-3
+    out = exp.embed(blobs, tmp_path / "span.npz", {"sigma_rel": [0.5], "lam": [10.0]},
+                    {**SETTINGS, "n_basis": 12}, stage="grid")  # fmt: skip
+    row = exp.load(out)["runs"][0]
+    assert row["flow_gap_rms"] < 1e-10 and row["errors_phi"] == row["errors_flow"]
 
 
 def test_single_unlabelled_point_is_selected_and_grids_need_labels(blobs, tmp_path):
@@ -159,6 +164,8 @@ def test_quick_config_vowel_subsample_beats_pca(build_from_mirror, tmp_path):
                   quick["final_settings"], stage="final", **data)  # fmt: skip
     b = exp.baselines(tmp_path / "vowel", tmp_path / "b.npz", ["pca"], **data)
     pca = exp.load(b)["runs"][0]["errors"]
-    final = exp.load(f)["runs"][0]["errors_phi"]
+    final = exp.load(f)["runs"][0]
     assert pca > 150  # of 300: PCA mixes the vowels
-    assert final < 0.85 * pca
+    # the default (span) map is the flow's image of the data; with the quick run's 40-50 basis
+    # functions it gains little over PCA (measured 184 vs 195), far less than free end points
+    assert final["errors_flow"] == final["errors_phi"] < pca

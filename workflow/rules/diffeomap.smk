@@ -48,6 +48,7 @@ diffeomap_settings = lambda stage: (
         **DIFFEOMAP[f"{stage}_settings"]
     )
     + f" --eps {DIFFEOMAP['eps']} --optimizer {DIFFEOMAP['optimizer']}"
+    + f" --formulation {DIFFEOMAP['formulation']}"
 )
 diffeomap_threads = lambda wc: DIFFEOMAP["datasets"][wc.dataset]["threads"]
 

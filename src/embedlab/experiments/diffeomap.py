@@ -384,6 +384,9 @@ def baselines(
 
 # ----------------------------------------------------------------------------- table
 
+#: the settings of a Diffeomap run shown in the table's ``params``
+RUN_PARAMS = ("sigma_rel", "lam", "p", "n_basis", "max_iter", "optimizer", "formulation")
+
 PAPER_METHOD = {"diffeomap": "diffeomap", "pca": "pca", "isomap": "isomap", "tsne": "tsne"}
 
 
@@ -432,13 +435,7 @@ def results_table(files: list[str | Path], paper_csv: str | Path) -> pd.DataFram
                     "value_flow": None
                     if r["error"]
                     else _value(r["errors_flow"], r["n_labelled"], metric),
-                    "params": json.dumps(
-                        {
-                            k: s[k]
-                            for k in ("sigma_rel", "lam", "p", "n_basis", "max_iter", "optimizer")
-                            if k in s
-                        }
-                    ),
+                    "params": json.dumps({k: s[k] for k in RUN_PARAMS if k in s}),
                     "sigma": round(s["sigma"], 4),
                     "seconds": s["seconds"],
                     "error": r["error"],
@@ -555,6 +552,7 @@ def _cmd_embed(args):
         "max_iter": args.max_iter,
         "eps": args.eps,
         "optimizer": args.optimizer,
+        "formulation": args.formulation,
     }
     embed(
         args.artifact,
@@ -616,6 +614,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-iter", type=int, default=1000)
     p.add_argument("--eps", type=float, default=1.0, help="eps of (K_mn K_nn^-1 K_nm + eps)^-1")
     p.add_argument("--optimizer", default="lbfgs", choices=["lbfgs", "cg"])
+    p.add_argument(
+        "--formulation", default="span", choices=["span", "charged"],
+        help="span: the map is the flow of a field spanned by the basis; charged: free end points",
+    )  # fmt: skip
     p.set_defaults(func=_cmd_embed)
 
     p = sub.add_parser("diffeomap-baselines", help="PCA / Isomap / t-SNE maps + 1-NN errors")

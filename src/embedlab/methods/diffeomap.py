@@ -12,8 +12,23 @@ time discretised as t_k = k / p and the trajectories Phi_k = phi(X, t_k) (m x r,
 Full set (the reference): A = (K + eps 1)^-1, K = K(Phi_k, Phi_k); eps -> 0 is the paper's
 K^-1 (the RKHS norm of the interpolating field).
 
-Reduced set (basis I, n of the m points at random; K_mn = K(Phi_k, Phi_k[I])): the Nystrom
-approximation of K plus eps 1, inverted by Woodbury (design/EXPERIMENTS.md section 3):
+Reduced set, ``formulation="span"`` (the default; the paper's section 3.2: "replaces the sum
+over 1..m in (9) with a sum over a randomly selected subset I, thereby using n basis functions
+to represent v"). The field is spanned by the n basis functions riding on the basis points, and
+the trajectories are what it does to the data (shooting):
+
+    v_k(x) = sum_{i in I} beta_k[i] k(Phi_k[i], x),   Phi_{k+1} = Phi_k + (1/p) K_mn(Phi_k) beta_k,
+    E(beta) = sum_{k<p} (1/p) tr(beta_k^T K_nn(Phi_k) beta_k) + lam sum_j L(Phi_p[j]),
+
+over beta (p, n, r) from beta = 0 (Phi_k = X, the paper's start); gradient by reverse mode
+through the Euler steps (:func:`span_energy`), O(m n r) per step. With I = all points every V
+is K beta and this is exactly the full-set energy with eps = 0. The map is the flow's image of
+the data by construction: transform(X) repeats the same Euler steps with the same centres and
+coefficients. Caveat: a point farther than a few sigma from every basis point cannot move, so
+n and sigma must let the basis functions cover the data.
+
+Reduced set, ``formulation="charged"`` (kept for comparison): free trajectories, with
+the Nystrom approximation of K plus eps 1 inverted by Woodbury:
 
     A = (K_mn K_nn^-1 K_nm + eps 1)^-1 = eps^-1 (1 - K_mn (eps K_nn + K_nm K_mn)^-1 K_nm).
 
@@ -22,18 +37,20 @@ With Y = (eps K_nn + K_nm K_mn)^-1 K_nm V and R = (V - K_mn Y) / eps:
     tr(V^T A V) = tr(V^T R) = min_beta tr(beta^T K_nn beta) + ||V - K_mn beta||^2 / eps,
 
 attained at beta = Y: the RKHS norm of the field v = sum_{i in I} Y_i k(Phi_k[i], .) plus the
-velocity it does not represent, charged at 1/eps, so every velocity costs (A has full rank;
-an earlier rank-n form left motion outside the span of K_mn free). Derivatives:
+velocity it does not represent, charged at 1/eps. That residual is a white-noise part: each
+point may move on its own at cost 1/eps, so the fitted end points Phi_p are NOT the image of
+the data under the learned field (on vowel they differ completely) and depend on eps.
+Derivatives:
 
     dE/dV = 2 R,    dE/dK_mn = -2 R Y^T,    dE/dK_nn = Y Y^T,
 
 pulled back to the trajectories with :func:`embedlab.kernels.diffeomap.gaussian_kernel_vjp`
 (K_nn = rows I of K_mn). Cost per step O(m n^2 + n^3 + m n r). For I = all points the
-reduced energy equals the full one at the same eps. eps = k(x, x) = 1 by default.
+reduced energy equals the full one at the same eps.
 
-New points are mapped by the same forward-Euler scheme that defines V_k, with the charged
-field: x_{k+1} = x_k + (1/p) v_k(x_k). For the full set this reproduces Phi_p on the
-training points up to the eps-residual; the inverse solves x_k + (1/p) v_k(x_k) = x_{k+1} for
+New points are mapped by the same forward-Euler scheme that defines V_k: x_{k+1} = x_k +
+(1/p) v_k(x_k) (span: exactly the fitted trajectories on the training data; charged: the
+field Y, without the residual); the inverse solves x_k + (1/p) v_k(x_k) = x_{k+1} for
 k = p-1..0 by Newton's method, started from x_{k+1} - (1/p) v_k(x_{k+1}); recovering the
 inputs from their images checks that the discrete map is invertible on the data. (The
 continuous flow cannot fold; an Euler step with (1/p) Lip(v_k) >= 1 can, and then Newton
@@ -246,6 +263,71 @@ def velocity_coefficients(
     return centres, coef
 
 
+# ----------------------------------------------------------------------------- span (shooting)
+
+
+@dataclass
+class SpanEnergyParts:
+    energy: float
+    kinetic: float  # sum_k (1/p) tr(beta_k^T K_nn(Phi_k) beta_k)
+    off_subspace: float  # sum_j L(Phi_p[j]) (not multiplied by lam)
+    grad: np.ndarray  # dE / dbeta, (p, n, r)
+    trajectories: np.ndarray  # (p + 1, m, r), Phi_0 = Z: what the field does to the data
+
+
+def span_trajectories(Z: np.ndarray, beta: np.ndarray, basis: np.ndarray, sigma: float):
+    """Phi_0 = Z, Phi_{k+1} = Phi_k + (1/p) K(Phi_k, Phi_k[I]) beta_k; (trajectories, kernels)."""
+    p = len(beta)
+    trajectories = np.empty((p + 1,) + Z.shape)
+    trajectories[0] = Z
+    kernels = []
+    for k in range(p):
+        Kmn = gaussian_kernel(trajectories[k], trajectories[k][basis], sigma)
+        kernels.append(Kmn)
+        trajectories[k + 1] = trajectories[k] + (Kmn @ beta[k]) / p
+    return trajectories, kernels
+
+
+def span_energy(
+    Z: np.ndarray,
+    beta: np.ndarray,
+    sigma: float,
+    lam: float,
+    n_components: int,
+    basis: np.ndarray,
+) -> SpanEnergyParts:
+    """The reduced set as the paper's text defines it: the field is spanned by the n basis
+    functions that ride on the basis points, and the trajectories are what it does (shooting).
+
+        v_k(x) = sum_{i in I} beta_k[i] k(Phi_k[i], x),  Phi_{k+1} = Phi_k + (1/p) v_k(Phi_k),
+        E(beta) = sum_{k<p} (1/p) tr(beta_k^T K_nn(Phi_k) beta_k) + lam sum_j L(Phi_p[j]).
+
+    ``beta`` is (p, n, r), ``basis`` the n indices I (all points: the full-set energy, since
+    then every V_k = K beta_k and tr(V^T K^-1 V) = tr(beta^T K beta)). Gradient by reverse mode
+    through the Euler steps; cost O(m n r) per step.
+    """
+    p = len(beta)
+    trajectories, kernels = span_trajectories(Z, beta, basis, sigma)
+    kinetic = 0.0
+    for k in range(p):
+        kinetic += float(np.sum(beta[k] * (kernels[k][basis] @ beta[k]))) / p
+    off = trajectories[p][:, n_components:]
+    off_subspace = float(np.sum(off * off))
+    grad = np.empty_like(beta)
+    G = np.zeros_like(Z)  # dE/dPhi_{k+1}
+    G[:, n_components:] = 2.0 * lam * off
+    for k in reversed(range(p)):
+        Kmn, Phi = kernels[k], trajectories[k]
+        Knn_beta = Kmn[basis] @ beta[k]
+        grad[k] = (Kmn.T @ G + 2.0 * Knn_beta) / p
+        weight = (G @ beta[k].T) / p  # dE/dK_mn through V_k = K_mn beta_k
+        weight[basis] += (beta[k] @ beta[k].T) / p
+        grad_Phi, grad_centres = gaussian_kernel_vjp(weight, Kmn, Phi, Phi[basis], sigma)
+        grad_Phi[basis] += grad_centres
+        G = G + grad_Phi
+    return SpanEnergyParts(kinetic + lam * off_subspace, kinetic, off_subspace, grad, trajectories)
+
+
 # ----------------------------------------------------------------------------- flow
 
 
@@ -330,9 +412,65 @@ class DiffeomapFit:
     energy_trace: np.ndarray  # energy after each iteration
     message: str
     evaluation_trace: np.ndarray | None = None  # lowest energy so far, after each evaluation
+    coef: np.ndarray | None = None  # span formulation: beta (p, n, r), the field's coefficients
 
 
 OPTIMIZERS = {"lbfgs": "L-BFGS-B", "cg": "CG"}
+FORMULATIONS = ("span", "charged")
+
+
+class _Budget(Exception):
+    pass
+
+
+def _minimise(fun, x0, *, optimizer, max_iter, max_evaluations, what):
+    """Run scipy's L-BFGS-B or CG on fun(x) -> (energy, grad); keep the lowest energy evaluated.
+
+    Returns (x_best, n_iter, message, n_evaluations, energy_trace, evaluation_trace).
+    """
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"Diffeomap: unknown optimizer={optimizer!r}; expected one of "
+                         f"{sorted(OPTIMIZERS)}")  # fmt: skip
+    state = {"evaluations": 0}
+    best = {"energy": np.inf, "x": None}
+    lowest: list[float] = []
+
+    def objective(z):
+        if max_evaluations is not None and state["evaluations"] >= max_evaluations:
+            raise _Budget
+        energy, grad = fun(z)
+        state["evaluations"] += 1
+        if not np.isfinite(energy) or not np.isfinite(grad).all():
+            raise FloatingPointError(
+                f"Diffeomap energy diverged ({energy}) after {state['evaluations']} "
+                f"evaluations ({what})"
+            )
+        if energy < best["energy"]:
+            best.update(energy=energy, x=z.copy())
+        lowest.append(best["energy"])
+        return energy, grad
+
+    trace: list[float] = []
+
+    def record(intermediate_result):
+        trace.append(float(intermediate_result.fun))
+        if len(trace) % LOG_EVERY == 0:
+            log.info("%s iteration %d: energy %.6g", optimizer, len(trace), trace[-1])
+
+    options = {"maxiter": int(max_iter), "gtol": 0.0}
+    if optimizer == "lbfgs":
+        options.update(ftol=0.0, maxfun=np.iinfo(np.int32).max, maxls=40)
+    try:
+        result = minimize(
+            objective, x0, jac=True, method=OPTIMIZERS[optimizer], callback=record,
+            options=options,
+        )  # fmt: skip
+        n_iter, message = int(result.nit), str(result.message)
+    except _Budget:
+        n_iter, message = len(trace), f"stopped after max_evaluations={max_evaluations}"
+    # the lowest energy evaluated (a failed line search may end on a worse point)
+    x = x0 if best["x"] is None else best["x"]
+    return x, n_iter, message, state["evaluations"], np.asarray(trace), np.asarray(lowest)
 
 
 def fit_trajectories(
@@ -349,62 +487,25 @@ def fit_trajectories(
     optimizer: str = "lbfgs",
     max_evaluations: int | None = None,
 ) -> DiffeomapFit:
-    """Minimise E over Phi_1..Phi_p from Phi_k = Z (unless ``init`` (p, m, r) is given).
+    """Charged formulation: minimise E over Phi_1..Phi_p from Phi_k = Z (or ``init``).
 
     ``optimizer``: "lbfgs" (scipy L-BFGS-B, 10 corrections, no bounds) or "cg" (scipy's
     nonlinear CG, Polak-Ribiere). Runs ``max_iter`` iterations (gradient tolerance 0) or until
     ``max_evaluations`` objective+gradient evaluations, or until the line search fails.
     """
-    if optimizer not in OPTIMIZERS:
-        raise ValueError(f"Diffeomap: unknown optimizer={optimizer!r}; expected one of "
-                         f"{sorted(OPTIMIZERS)}")  # fmt: skip
     m, r = Z.shape
     start = np.broadcast_to(Z, (p, m, r)) if init is None else init
-    state = {"evaluations": 0}
 
-    class _Budget(Exception):
-        pass
-
-    best = {"energy": np.inf, "x": None}
-    lowest: list[float] = []
-
-    def objective(z):
-        if max_evaluations is not None and state["evaluations"] >= max_evaluations:
-            raise _Budget
+    def fun(z):
         trajectories = np.concatenate([Z[None], z.reshape(p, m, r)])
         parts = diffeomap_energy(trajectories, sigma, lam, n_components, basis, eps)
-        state["evaluations"] += 1
-        if not np.isfinite(parts.energy) or not np.isfinite(parts.grad).all():
-            raise FloatingPointError(
-                f"Diffeomap energy diverged ({parts.energy}) after {state['evaluations']} "
-                f"evaluations (sigma={sigma}, lam={lam})"
-            )
-        if parts.energy < best["energy"]:
-            best.update(energy=parts.energy, x=z.copy())
-        lowest.append(best["energy"])
         return parts.energy, parts.grad[1:].ravel()
 
-    trace: list[float] = []
-
-    def record(intermediate_result):
-        trace.append(float(intermediate_result.fun))
-        if len(trace) % LOG_EVERY == 0:
-            log.info("%s iteration %d: energy %.6g", optimizer, len(trace), trace[-1])
-
-    options = {"maxiter": int(max_iter), "gtol": 0.0}
-    if optimizer == "lbfgs":
-        options.update(ftol=0.0, maxfun=np.iinfo(np.int32).max, maxls=40)
     x0 = np.array(start, dtype=np.float64).ravel()
-    try:
-        result = minimize(
-            objective, x0, jac=True, method=OPTIMIZERS[optimizer], callback=record,
-            options=options,
-        )  # fmt: skip
-        n_iter, message = int(result.nit), str(result.message)
-    except _Budget:
-        n_iter, message = len(trace), f"stopped after max_evaluations={max_evaluations}"
-    # the lowest energy evaluated (a failed line search may end on a worse point)
-    x = x0 if best["x"] is None else best["x"]
+    x, n_iter, message, n_eval, trace, lowest = _minimise(
+        fun, x0, optimizer=optimizer, max_iter=max_iter, max_evaluations=max_evaluations,
+        what=f"sigma={sigma}, lam={lam}",
+    )  # fmt: skip
     trajectories = np.concatenate([Z[None], x.reshape(p, m, r)])
     parts = diffeomap_energy(trajectories, sigma, lam, n_components, basis, eps)
     return DiffeomapFit(
@@ -413,10 +514,83 @@ def fit_trajectories(
         kinetic=parts.kinetic,
         off_subspace=parts.off_subspace,
         n_iter=n_iter,
-        n_evaluations=state["evaluations"],
-        energy_trace=np.asarray(trace),
+        n_evaluations=n_eval,
+        energy_trace=trace,
         message=message,
-        evaluation_trace=np.asarray(lowest),
+        evaluation_trace=lowest,
+    )
+
+
+#: eigenvalues of K_nn(X[I]) below this fraction of the largest are raised to it in the
+#: whitening of the span coefficients (``whiten=True``)
+WHITEN_FLOOR = 1e-6
+
+
+def whitening(Z: np.ndarray, basis: np.ndarray, sigma: float) -> np.ndarray:
+    """S = K_nn(X[I])^-1/2 (symmetric; eigenvalues floored at WHITEN_FLOOR x the largest)."""
+    Knn = gaussian_kernel(Z[basis], Z[basis], sigma)
+    w, U = np.linalg.eigh(Knn)
+    w = np.maximum(w, WHITEN_FLOOR * w[-1])
+    return (U / np.sqrt(w)) @ U.T
+
+
+def fit_span(
+    Z: np.ndarray,
+    *,
+    n_components: int,
+    sigma: float,
+    lam: float,
+    p: int,
+    basis: np.ndarray,
+    max_iter: int,
+    optimizer: str = "lbfgs",
+    whiten: bool = True,
+    init: np.ndarray | None = None,
+    max_evaluations: int | None = None,
+) -> DiffeomapFit:
+    """Span formulation (:func:`span_energy`): minimise E over beta (p, n, r) from beta = 0
+    (the identity flow, the paper's start Phi_k = X), or from ``init``.
+
+    ``whiten``: optimise gamma_k = K_nn(X[I])^1/2 beta_k instead of beta_k (the kinetic term
+    is then ||gamma||^2 near the start; the Gaussian K_nn is badly conditioned, and in beta
+    L-BFGS creeps). ``DiffeomapFit.coef`` holds beta; ``trajectories`` are its shooting.
+    """
+    m, r = Z.shape
+    n = len(basis)
+    S = whitening(Z, basis, sigma) if whiten else None
+
+    def to_beta(z):
+        g = z.reshape(p, n, r)
+        return g if S is None else np.matmul(S, g)
+
+    def fun(z):
+        parts = span_energy(Z, to_beta(z), sigma, lam, n_components, basis)
+        grad = parts.grad if S is None else np.matmul(S, parts.grad)
+        return parts.energy, grad.ravel()
+
+    if init is None:
+        x0 = np.zeros(p * n * r)
+    elif S is None:
+        x0 = np.array(init, dtype=np.float64).ravel()
+    else:  # gamma = S^-1 beta
+        x0 = np.linalg.solve(S, np.asarray(init, dtype=np.float64)).ravel()
+    x, n_iter, message, n_eval, trace, lowest = _minimise(
+        fun, x0, optimizer=optimizer, max_iter=max_iter, max_evaluations=max_evaluations,
+        what=f"sigma={sigma}, lam={lam}",
+    )  # fmt: skip
+    beta = to_beta(x)
+    parts = span_energy(Z, beta, sigma, lam, n_components, basis)
+    return DiffeomapFit(
+        trajectories=parts.trajectories,
+        energy=parts.energy,
+        kinetic=parts.kinetic,
+        off_subspace=parts.off_subspace,
+        n_iter=n_iter,
+        n_evaluations=n_eval,
+        energy_trace=trace,
+        message=message,
+        evaluation_trace=lowest,
+        coef=beta,
     )
 
 
@@ -431,7 +605,11 @@ class Diffeomap(TransformerMixin, BaseEstimator):
     size n (clipped, with a warning, to the number of distinct points; all points gives the
     exact full-set energy); ``max_iter`` optimiser iterations; ``eps`` the constant added to
     the (Nystrom-approximated) kernel matrix, eps = k(x, x) = 1 by default; ``optimizer``
-    "lbfgs" or "cg"; ``random_state`` seeds the basis choice.
+    "lbfgs" or "cg"; ``formulation`` "span" (default: the field is spanned by the n basis
+    functions and the map is its flow, :func:`span_energy`) or "charged" (free trajectories
+    with the charged Nystrom energy; their end points are not the image of the data under the
+    learned field); ``whiten`` (span) optimise K_nn(X[I])^1/2 beta instead of beta;
+    ``random_state`` seeds the basis choice.
 
     Attributes: ``embedding_`` (m x b) = first b coordinates of Phi_p in the PCA frame;
     ``trajectories_`` (p + 1, m, r); ``pca_`` (mean, rotation); ``basis_`` (basis point
@@ -450,6 +628,8 @@ class Diffeomap(TransformerMixin, BaseEstimator):
         max_iter: int = 1000,
         eps: float = 1.0,
         optimizer: str = "lbfgs",
+        formulation: str = "span",
+        whiten: bool = True,
         random_state=None,
     ):
         self.n_components = n_components
@@ -460,6 +640,8 @@ class Diffeomap(TransformerMixin, BaseEstimator):
         self.max_iter = max_iter
         self.eps = eps
         self.optimizer = optimizer
+        self.formulation = formulation
+        self.whiten = whiten
         self.random_state = random_state
 
     def _check_params(self) -> None:
@@ -472,6 +654,7 @@ class Diffeomap(TransformerMixin, BaseEstimator):
             "max_iter": int(self.max_iter) == self.max_iter and self.max_iter >= 0,
             "eps": np.isfinite(self.eps) and self.eps >= 0,
             "optimizer": self.optimizer in OPTIMIZERS,
+            "formulation": self.formulation in FORMULATIONS,
         }
         for name, ok in checks.items():
             if not ok:
@@ -488,6 +671,8 @@ class Diffeomap(TransformerMixin, BaseEstimator):
                 f"principal axes of X (shape {X.shape})"
             )
         basis = select_basis(X, int(self.n_basis), np.random.default_rng(self.random_state))
+        if self.formulation == "span":
+            return self._fit_span(X, Z, pca, np.arange(len(X)) if basis is None else basis)
         if basis is not None and self.eps <= 0:
             raise ValueError(f"Diffeomap: a reduced set needs eps > 0, got eps={self.eps!r}")
         fit = fit_trajectories(
@@ -508,6 +693,29 @@ class Diffeomap(TransformerMixin, BaseEstimator):
         self.flow_centres_, self.flow_coef_ = velocity_coefficients(
             fit.trajectories, float(self.sigma), basis, float(self.eps)
         )
+        return self._store(fit)
+
+    def _fit_span(self, X, Z, pca, basis):
+        fit = fit_span(
+            Z,
+            n_components=int(self.n_components),
+            sigma=float(self.sigma),
+            lam=float(self.lam),
+            p=int(self.p),
+            basis=basis,
+            max_iter=int(self.max_iter),
+            optimizer=self.optimizer,
+            whiten=bool(self.whiten),
+        )
+        self.pca_ = pca
+        self.n_features_in_ = X.shape[1]
+        self.basis_ = basis
+        self.trajectories_ = fit.trajectories
+        self.flow_centres_ = np.stack([fit.trajectories[k][basis] for k in range(int(self.p))])
+        self.flow_coef_ = fit.coef
+        return self._store(fit)
+
+    def _store(self, fit: DiffeomapFit):
         self.embedding_ = fit.trajectories[-1][:, : self.n_components].copy()
         self.energy_ = fit.energy
         self.kinetic_energy_ = fit.kinetic
