@@ -39,7 +39,9 @@ def compare(before: Path, after: Path, rtol: float = 0.0) -> list[str]:
             if pd.api.types.is_numeric_dtype(x) and pd.api.types.is_numeric_dtype(y):
                 same = np.isclose(x, y, rtol=rtol, atol=0.0, equal_nan=True)
             else:
-                same = (x.astype(str) == y.astype(str)).to_numpy()
+                both_missing = (x.isna() & y.isna()).to_numpy(dtype=bool)
+                equal = (x.astype(object) == y.astype(object)).to_numpy(dtype=bool, na_value=False)
+                same = both_missing | equal
             for row in np.flatnonzero(~same)[:3]:
                 problems.append(f"{name}: row {row}, {col}: {x.iloc[row]} vs {y.iloc[row]}")
     return problems

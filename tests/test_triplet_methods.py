@@ -18,6 +18,7 @@ from embedlab.methods.triplets import (
     TSTE,
     CoordsObjective,
     GramObjective,
+    accelerated_descent,
     adaptive_descent,
     check_triplets,
     gram_embedding,
@@ -169,6 +170,38 @@ def test_psd_projection_symmetrises_its_input():
     P = project_psd(K)
     np.testing.assert_allclose(P, P.T)
     np.testing.assert_allclose(P, project_psd(np.array([[1.0, 1.0], [1.0, 1.0]])))
+
+
+def test_float32_psd_projection_matches_float64_to_single_precision():
+    rng = np.random.default_rng(6)
+    Y = rng.normal(size=(200, 120))
+    K = Y @ Y.T / 120 - 0.3 * np.eye(200)  # about a third of the spectrum negative
+    P64, P32 = project_psd(K), project_psd(K, precision="float32")
+    assert P32.dtype == np.float64
+    scale = np.abs(np.linalg.eigvalsh(K)).max()
+    err = np.abs(P32 - P64).max() / scale
+    assert 1e-12 < err < 1e-5  # really single precision, and only that far off
+    U32 = project_unit_diagonal(K, precision="float32")
+    np.testing.assert_allclose(U32, project_unit_diagonal(K), atol=1e-5)
+    with pytest.raises(ValueError, match="precision"):
+        project_psd(K, precision="float16")
+
+
+def test_float32_k_form_reaches_the_float64_objective():
+    rng = np.random.default_rng(7)
+    points = rng.normal(size=(60, 3))
+    trip = planted_triplets(points, 1500, seed=8)
+    costs = {}
+    for precision in ("float64", "float32"):
+        est = STE(
+            n_components=3, form="K", lam=0.1, max_iter=300, random_state=0, precision=precision
+        ).fit(trip, n=60)
+        costs[precision] = est.cost_
+    assert costs["float32"] == pytest.approx(costs["float64"], rel=1e-4)
+    with pytest.raises(ValueError, match="K form only"):
+        STE(form="X", precision="float32").fit(trip, n=60)
+    with pytest.raises(ValueError, match="precision"):
+        GNMDS(form="K", precision="half").fit(trip, n=60)
 
 
 def test_unit_diagonal_projection_keeps_psd_and_sets_the_diagonal():
@@ -473,3 +506,46 @@ def test_coded_k_forms_start_at_rank_two_and_ckl_k_keeps_its_diagonal_free():
     with pytest.raises(ValueError, match="repeats"):
         STE(max_iter=2).fit(self_trip, n=15)
     STE(max_iter=2).fit(self_trip, n=15, allow_self=True)
+
+
+# ------------------------------------------------------------- the accelerated solver
+
+
+def test_accelerated_solver_stops_when_converged_and_not_before():
+    target = np.array([3.0, -2.0, 0.5])
+
+    def quadratic(x):  # C = ||x - target||^2 on x >= 0: minimum at (3, 0, 0.5)
+        d = x - target
+        return float(d @ d), 2.0 * d
+
+    nonneg = lambda x: np.maximum(x, 0.0)  # noqa: E731
+    done = accelerated_descent(quadratic, np.zeros(3), step=0.1, max_iter=500, project=nonneg)
+    np.testing.assert_allclose(done.x, [3.0, 0.0, 0.5], atol=1e-3)
+    assert done.n_iter < 500  # stopped by the convergence test
+    assert np.all(np.diff(done.costs) <= 0)  # C(x) never rises
+    # an ill-conditioned run still descending at the budget is not stopped early
+    scales = np.array([1.0, 1e-4])
+    slow = accelerated_descent(
+        lambda x: (float(np.sum(scales * x * x)), 2.0 * scales * x), np.ones(2), step=0.4,
+        max_iter=40,
+    )  # fmt: skip
+    assert slow.n_iter == 40
+
+
+def test_accelerated_k_form_reaches_the_plain_solvers_objective_sooner():
+    rng = np.random.default_rng(11)
+    points = rng.normal(size=(40, 3))
+    trip = planted_triplets(points, 2000, seed=12)
+    fits = {
+        solver: STE(
+            n_components=3, form="K", lam=0.05, solver=solver, max_iter=3000, random_state=0,
+            tol=1e-7 if solver == "adaptive" else 1e-9,
+        ).fit(trip, n=40)
+        for solver in ("adaptive", "accelerated")
+    }  # fmt: skip
+    plain, fast = fits["adaptive"], fits["accelerated"]
+    assert fast.cost_ <= plain.cost_ * (1 + 1e-6)
+    reached = np.flatnonzero(fast.cost_history_ <= plain.cost_ * (1 + 1e-6))
+    assert reached.size and reached[0] + 1 < plain.n_iter_ / 2
+    with pytest.raises(ValueError, match="solver"):
+        STE(form="K", solver="newton").fit(trip, n=40)

@@ -321,30 +321,49 @@ def draw_subset(pool, size, seed) -> tuple[np.ndarray, np.ndarray]:
 # validation of the D-CODE variances
 
 
-def validation_ranks(setup: RankSetup, index: int, val_steps: int, fit: str, params):
-    """Ranks of every validation (paper, true author) pair of one subset for one grid point.
+@dataclass
+class ValidationSubset:
+    """One subset's validation data, drawn once for every grid point: its authors, words and
+    counts up to ``fit_step - 1``, and the papers of each held-out year."""
 
-    Held-out years ``fit_step - val_steps + 1 .. fit_step``, each predicted from the year
-    before: the dynamic fit filters volumes ``<= fit_step - 1`` once; the static fit embeds
-    the year before each held-out year. Ranked with D-CODE (dynamic) / Static D-CODE (static).
-    """
+    index: int
+    authors: list
+    words_idx: np.ndarray
+    counts: list
+    held_out: list  # (step, paper word weights, true authors) per held-out year with papers
+
+
+def validation_subset(setup: RankSetup, index: int, val_steps: int) -> ValidationSubset:
+    """Held-out years ``fit_step - val_steps + 1 .. fit_step`` of subset ``index``."""
     authors, words_idx, counts = setup.subset(index, setup.fit_step - 1)
-    variant, seed = FITS[fit][0], setup.seed + index
-    settings = {**params, "likelihood": setup.observation}
-    dynamic = fit_dcode("dynamic", settings, counts, seed) if fit == "dynamic" else None
-    ranks = []
+    held_out = []
     for step in range(setup.fit_step - val_steps + 1, setup.fit_step + 1):
         pw, pa = test_papers(setup.art, authors, words_idx, step)
-        if not pa:
-            continue
+        if pa:
+            held_out.append((step, paper_word_weights(pw, setup.words), pa))
+    if not held_out:
+        raise ValueError(f"subset {setup.size}/{index}: no papers in the held-out years")
+    return ValidationSubset(index, authors, words_idx, counts, held_out)
+
+
+def validation_ranks(setup: RankSetup, data: ValidationSubset, fit: str, params):
+    """Ranks of every validation (paper, true author) pair of one subset for one grid point.
+
+    Each held-out year is predicted from the year before: the dynamic fit filters volumes
+    ``<= fit_step - 1`` once; the static fit embeds the year before each held-out year. Ranked
+    with D-CODE (dynamic) / Static D-CODE (static).
+    """
+    variant, seed = FITS[fit][0], setup.seed + data.index
+    settings = {**params, "likelihood": setup.observation}
+    dynamic = fit_dcode("dynamic", settings, data.counts, seed) if fit == "dynamic" else None
+    ranks = []
+    for step, weights, pa in data.held_out:
         if fit == "dynamic":
             L = dcode_log_p(dynamic, variant, setup.prediction, t=step - 1)
         else:
-            static = fit_dcode("static", settings, counts[:step], seed)
+            static = fit_dcode("static", settings, data.counts[:step], seed)
             L = dcode_log_p(static, variant, setup.prediction)
-        ranks.append(true_author_ranks(L, paper_word_weights(pw, setup.words), pa))
-    if not ranks:
-        raise ValueError(f"subset {setup.size}/{index}: no papers in the held-out years")
+        ranks.append(true_author_ranks(L, weights, pa))
     return np.concatenate(ranks)
 
 
@@ -367,6 +386,7 @@ def validate_dcode(setup: RankSetup, n_subsets, val_steps, grid, params, extensi
     the new points, so the rows hold the whole grid searched (see :func:`grid_report`).
     """
     chosen, rows = {}, []
+    subsets = [validation_subset(setup, i, val_steps) for i in range(n_subsets)]
     for fit in FITS:
         axes = {k: sorted(float(v) for v in grid[k]) for k in grid}
         if fit == "static":  # no transitions in the static model
@@ -378,9 +398,7 @@ def validate_dcode(setup: RankSetup, n_subsets, val_steps, grid, params, extensi
                     continue
                 values = dict(zip(axes, point, strict=True))
                 settings = {**dcode_params(params, fit), **values}
-                ranks = np.concatenate(
-                    [validation_ranks(setup, i, val_steps, fit, settings) for i in range(n_subsets)]
-                )
+                ranks = np.concatenate([validation_ranks(setup, d, fit, settings) for d in subsets])
                 scores[point] = float(ranks.mean())
                 rows.append({"fit": fit, **values, "mean_rank": scores[point]})
             best = min(scores, key=lambda p: (scores[p], p))
