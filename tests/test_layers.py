@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,16 @@ def test_no_import_runs_up_the_layers():
 )
 def test_the_layer_check_tells_up_from_down(module, target, upward):
     assert (layer(target) > layer(module)) is upward
+
+
+def test_experiments_save_only_through_the_shared_writers():
+    """Fitted runs and maps go through runs.save_npz, tables through tables.write_csv /
+    write_table, text through artifacts.write_text_atomic: atomic, one format."""
+    direct = re.compile(r"np\.savez|\.to_csv\(|\.write_text\(|\.savefig\(")
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}"
+        for path in sorted((PACKAGE / "experiments").glob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if direct.search(line)
+    ]
+    assert not found, "\n".join(found)

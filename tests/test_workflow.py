@@ -130,6 +130,24 @@ def test_dry_run_of_quick_config():
     assert _planned_jobs(proc.stdout)["build_dataset"] == len(planned)
 
 
+@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/quick.yaml"])
+def test_every_job_command_parses(configfile):
+    """The rules pass every setting the CLI requires (its flags have no defaults of their
+    own): each job's `python -m embedlab ...` parses."""
+    import shlex
+
+    from embedlab.cli import build_parser
+
+    proc = snakemake(
+        "--dry-run", "--nolock", "--forceall", "--printshellcmds", "--configfile", configfile
+    )
+    commands = re.findall(r"python -m embedlab ([^>]*)>", proc.stdout)
+    assert len(commands) > 100
+    parser = build_parser()
+    for command in commands:
+        parser.parse_args(shlex.split(command))
+
+
 def test_per_dataset_grid_overrides_only_its_dataset():
     """snest.grid_by_dataset (default config: grqc, w5000) replaces a method's grid there only."""
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["snest"]

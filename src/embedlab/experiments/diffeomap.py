@@ -295,23 +295,13 @@ def embed(
     arrays["rows"] = np.asarray(info["rows"], dtype=np.int64)
     if classes is not None:
         arrays["classes"] = classes
-    return _save(out, arrays, {"meta": meta, "runs": table})
-
-
-def _save(out, arrays: dict, info: dict) -> Path:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp.npz")
-    np.savez_compressed(tmp, info=np.asarray(json.dumps(info, default=float)), **arrays)
-    tmp.replace(out)
-    return out
+    return runs.save_npz(out, arrays, {"meta": meta, "runs": table})
 
 
 def load(path) -> dict[str, Any]:
     """{"meta", "runs", "arrays"} of a file written by :func:`embed` or :func:`baselines`."""
-    npz = np.load(path, allow_pickle=False)
-    info = json.loads(str(npz["info"]))
-    return {**info, "arrays": {k: npz[k] for k in npz.files if k != "info"}}
+    arrays, info = runs.load_npz(path)
+    return {**info, "arrays": arrays}
 
 
 def best_index(runs_table: list[dict]) -> int:
@@ -379,7 +369,7 @@ def baselines(
     }
     arrays["rows"] = np.asarray(info["rows"], dtype=np.int64)
     info.pop("rows")
-    return _save(out, arrays, {"meta": {**meta, **info}, "runs": table})
+    return runs.save_npz(out, arrays, {"meta": {**meta, **info}, "runs": table})
 
 
 # ----------------------------------------------------------------------------- table
@@ -530,12 +520,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--artifact", required=True, help="vectors artifact folder")
     p.add_argument("--out", required=True, help="output file (.npz)")
     p.add_argument("--dataset", help="dataset name (default: the artifact folder's name)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, required=True)
     p.add_argument("--subsample", type=int, help="random subset of this many rows")
     p.add_argument("--pca-dims", type=int, help="reduce X to this many principal components")
-    p.add_argument("--top-authors", type=int, default=0, help="NIPS text: author classes")
     p.add_argument(
-        "--author-match", default="exactly_one", choices=["exactly_one", "any"],
+        "--top-authors", type=int, default=0, help="NIPS text: author classes (0: none)"
+    )
+    p.add_argument(
+        "--author-match", required=True, choices=["exactly_one", "any"],
         help="NIPS text: papers with exactly one top author, or any (all of them as classes)",
     )  # fmt: skip
     p.add_argument("--no-labels", action="store_true", help="ignore labels (mocap frames)")
@@ -606,24 +598,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``diffeomap-*`` verbs to the command line."""
     p = sub.add_parser("diffeomap-embed", help="Diffeomap over a (sigma_rel, lam) grid")
     _common(p)
-    p.add_argument("--grid", default='{"sigma_rel": [0.5], "lam": [1.0]}', help="JSON grid")
-    p.add_argument("--select-from", help="stage-1 file: refit its best grid point")
-    p.add_argument("--stage", default="grid", choices=["grid", "final"])
-    p.add_argument("--p", type=int, default=20)
-    p.add_argument("--n-basis", type=int, default=300)
-    p.add_argument("--max-iter", type=int, default=1000)
-    p.add_argument("--eps", type=float, default=1.0, help="eps of (K_mn K_nn^-1 K_nm + eps)^-1")
-    p.add_argument("--optimizer", default="lbfgs", choices=["lbfgs", "cg"])
+    points = p.add_mutually_exclusive_group(required=True)
+    points.add_argument("--grid", help='JSON grid, e.g. {"sigma_rel": [0.1], "lam": [10.0]}')
+    points.add_argument("--select-from", help="stage-1 file: refit its best grid point")
+    p.add_argument("--stage", required=True, choices=["grid", "final"])
+    p.add_argument("--p", type=int, required=True, help="time steps")
+    p.add_argument("--n-basis", type=int, required=True, help="reduced-set size n")
+    p.add_argument("--max-iter", type=int, required=True)
     p.add_argument(
-        "--formulation", default="span", choices=["span", "charged"],
+        "--eps", type=float, required=True, help="charged: eps of (K_mn K_nn^-1 K_nm + eps)^-1"
+    )
+    p.add_argument("--optimizer", required=True, choices=["lbfgs", "cg"])
+    p.add_argument(
+        "--formulation", required=True, choices=["span", "charged"],
         help="span: the map is the flow of a field spanned by the basis; charged: free end points",
     )  # fmt: skip
     p.set_defaults(func=_cmd_embed)
 
     p = sub.add_parser("diffeomap-baselines", help="PCA / Isomap / t-SNE maps + 1-NN errors")
     _common(p)
-    p.add_argument("--methods", nargs="+", default=["pca", "isomap"])
-    p.add_argument("--n-neighbors", type=int, default=10, help="Isomap neighbours")
+    p.add_argument("--methods", nargs="+", required=True, help="pca, isomap, tsne")
+    p.add_argument("--n-neighbors", type=int, required=True, help="Isomap neighbours")
     p.set_defaults(func=_cmd_baselines)
 
     p = sub.add_parser("diffeomap-table", help="1-NN table beside the paper's numbers")
@@ -636,7 +631,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("diffeomap-author-sets", help="NIPS text: PCA accuracy per author set")
     p.add_argument("--artifact", required=True, help="nips_text artifact folder")
     p.add_argument("--pca-dims", type=int, help="reduce X to this many principal components")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, required=True)
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
     p.set_defaults(func=_cmd_author_sets)
