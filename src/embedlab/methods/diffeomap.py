@@ -414,6 +414,24 @@ class DiffeomapFit:
     evaluation_trace: np.ndarray | None = None  # lowest energy so far, after each evaluation
     coef: np.ndarray | None = None  # span formulation: beta (p, n, r), the field's coefficients
 
+    @classmethod
+    def of(cls, trajectories, parts, optimum, coef=None) -> DiffeomapFit:
+        """The fit from its trajectories, its energy ``parts`` at the optimum and the
+        optimiser's ``(x, n_iter, message, n_evaluations, energy_trace, evaluation_trace)``."""
+        _, n_iter, message, n_eval, trace, lowest = optimum
+        return cls(
+            trajectories=trajectories,
+            energy=parts.energy,
+            kinetic=parts.kinetic,
+            off_subspace=parts.off_subspace,
+            n_iter=n_iter,
+            n_evaluations=n_eval,
+            energy_trace=trace,
+            message=message,
+            evaluation_trace=lowest,
+            coef=coef,
+        )
+
 
 OPTIMIZERS = {"lbfgs": "L-BFGS-B", "cg": "CG"}
 FORMULATIONS = ("span", "charged")
@@ -502,23 +520,13 @@ def fit_trajectories(
         return parts.energy, parts.grad[1:].ravel()
 
     x0 = np.array(start, dtype=np.float64).ravel()
-    x, n_iter, message, n_eval, trace, lowest = _minimise(
+    optimum = _minimise(
         fun, x0, optimizer=optimizer, max_iter=max_iter, max_evaluations=max_evaluations,
         what=f"sigma={sigma}, lam={lam}",
     )  # fmt: skip
-    trajectories = np.concatenate([Z[None], x.reshape(p, m, r)])
+    trajectories = np.concatenate([Z[None], optimum[0].reshape(p, m, r)])
     parts = diffeomap_energy(trajectories, sigma, lam, n_components, basis, eps)
-    return DiffeomapFit(
-        trajectories=trajectories,
-        energy=parts.energy,
-        kinetic=parts.kinetic,
-        off_subspace=parts.off_subspace,
-        n_iter=n_iter,
-        n_evaluations=n_eval,
-        energy_trace=trace,
-        message=message,
-        evaluation_trace=lowest,
-    )
+    return DiffeomapFit.of(trajectories, parts, optimum)
 
 
 #: eigenvalues of K_nn(X[I]) below this fraction of the largest are raised to it in the
@@ -574,24 +582,13 @@ def fit_span(
         x0 = np.array(init, dtype=np.float64).ravel()
     else:  # gamma = S^-1 beta
         x0 = np.linalg.solve(S, np.asarray(init, dtype=np.float64)).ravel()
-    x, n_iter, message, n_eval, trace, lowest = _minimise(
+    optimum = _minimise(
         fun, x0, optimizer=optimizer, max_iter=max_iter, max_evaluations=max_evaluations,
         what=f"sigma={sigma}, lam={lam}",
     )  # fmt: skip
-    beta = to_beta(x)
+    beta = to_beta(optimum[0])
     parts = span_energy(Z, beta, sigma, lam, n_components, basis)
-    return DiffeomapFit(
-        trajectories=parts.trajectories,
-        energy=parts.energy,
-        kinetic=parts.kinetic,
-        off_subspace=parts.off_subspace,
-        n_iter=n_iter,
-        n_evaluations=n_eval,
-        energy_trace=trace,
-        message=message,
-        evaluation_trace=lowest,
-        coef=beta,
-    )
+    return DiffeomapFit.of(parts.trajectories, parts, optimum, coef=beta)
 
 
 # ----------------------------------------------------------------------------- estimator
