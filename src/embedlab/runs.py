@@ -165,14 +165,14 @@ def _plain(value):
 
 def save_runs(path: str | Path, runs: Sequence[Run], meta: Mapping[str, Any]) -> Path:
     """Write every run to ``path`` (.npz): ``embedding_<k>``, ``trace_<k>``, ``best`` and a
-    JSON ``runs`` table + ``meta`` (method, dataset, settings, package version)."""
+    JSON ``runs`` table + ``meta`` (method, dataset, settings; :func:`save_npz` adds the
+    package version)."""
     best = best_run(runs)
     arrays = {"best_embedding": best.embedding, "best_index": np.asarray(runs.index(best))}
     for k, r in enumerate(runs):
         arrays[f"embedding_{k}"] = r.embedding
         arrays[f"trace_{k}"] = r.cost_trace
-    meta = {**meta, "embedlab_version": __version__}
-    return save_npz(path, arrays, {"meta": meta, "runs": runs_table(runs)})
+    return save_npz(path, arrays, {"meta": dict(meta), "runs": runs_table(runs)})
 
 
 def load_runs(path: str | Path) -> dict[str, Any]:

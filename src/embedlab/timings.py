@@ -60,13 +60,12 @@ def timings_table(jobs: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     max_rss_mb, cpu_per_wall; the run's span and average busy cores)."""
 
     def summed(group):
-        out = group.agg(
+        return group.agg(
             jobs=("wall_s", "size"),
             wall_s=("wall_s", "sum"),
             cpu_s=("cpu_s", "sum"),
             max_rss_mb=("max_rss_mb", "max"),
         )
-        return out
 
     by_rule = summed(jobs.groupby(["paper", "rule"])).reset_index()
     by_paper = summed(jobs.groupby("paper")).reset_index().assign(rule="(all)")

@@ -34,7 +34,7 @@ from sklearn.decomposition import PCA
 from sklearn.manifold import TSNE, Isomap
 from sklearn.neighbors import NearestNeighbors
 
-from embedlab import __version__, artifacts, runs, tables
+from embedlab import artifacts, runs, tables
 from embedlab.evaluate.knn import loo_1nn_errors
 from embedlab.methods.diffeomap import Diffeomap
 
@@ -289,7 +289,6 @@ def embed(
         "pca_dims": pca_dims,
         "top_authors": top_authors,
         "centre_frames": centre_frames,
-        "embedlab_version": __version__,
         **{k: v for k, v in info.items() if k != "rows"},
     }
     arrays["rows"] = np.asarray(info["rows"], dtype=np.int64)

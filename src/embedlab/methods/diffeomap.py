@@ -668,48 +668,31 @@ class Diffeomap(TransformerMixin, BaseEstimator):
                 f"principal axes of X (shape {X.shape})"
             )
         basis = select_basis(X, int(self.n_basis), np.random.default_rng(self.random_state))
-        if self.formulation == "span":
-            return self._fit_span(X, Z, pca, np.arange(len(X)) if basis is None else basis)
-        if basis is not None and self.eps <= 0:
+        if self.formulation == "charged" and basis is not None and self.eps <= 0:
             raise ValueError(f"Diffeomap: a reduced set needs eps > 0, got eps={self.eps!r}")
-        fit = fit_trajectories(
-            Z,
+        common = dict(
             n_components=int(self.n_components),
             sigma=float(self.sigma),
             lam=float(self.lam),
             p=int(self.p),
-            basis=basis,
             max_iter=int(self.max_iter),
-            eps=float(self.eps),
             optimizer=self.optimizer,
         )
         self.pca_ = pca
         self.n_features_in_ = X.shape[1]
         self.basis_ = np.arange(len(X)) if basis is None else basis
+        if self.formulation == "span":
+            fit = fit_span(Z, basis=self.basis_, whiten=bool(self.whiten), **common)
+            self.flow_centres_ = np.stack(
+                [fit.trajectories[k][self.basis_] for k in range(int(self.p))]
+            )
+            self.flow_coef_ = fit.coef
+        else:
+            fit = fit_trajectories(Z, basis=basis, eps=float(self.eps), **common)
+            self.flow_centres_, self.flow_coef_ = velocity_coefficients(
+                fit.trajectories, float(self.sigma), basis, float(self.eps)
+            )
         self.trajectories_ = fit.trajectories
-        self.flow_centres_, self.flow_coef_ = velocity_coefficients(
-            fit.trajectories, float(self.sigma), basis, float(self.eps)
-        )
-        return self._store(fit)
-
-    def _fit_span(self, X, Z, pca, basis):
-        fit = fit_span(
-            Z,
-            n_components=int(self.n_components),
-            sigma=float(self.sigma),
-            lam=float(self.lam),
-            p=int(self.p),
-            basis=basis,
-            max_iter=int(self.max_iter),
-            optimizer=self.optimizer,
-            whiten=bool(self.whiten),
-        )
-        self.pca_ = pca
-        self.n_features_in_ = X.shape[1]
-        self.basis_ = basis
-        self.trajectories_ = fit.trajectories
-        self.flow_centres_ = np.stack([fit.trajectories[k][basis] for k in range(int(self.p))])
-        self.flow_coef_ = fit.coef
         return self._store(fit)
 
     def _store(self, fit: DiffeomapFit):
