@@ -26,6 +26,17 @@ def random_P(n: int, seed: int, density: float = 0.2) -> sp.csr_matrix:
     return validate_affinities(W / W.sum())
 
 
+def central_difference(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    """(f(x + h e_k) - f(x - h e_k)) / 2h for every entry k of x: the gradient of scalar f."""
+    g = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[idx] += h
+        xm[idx] -= h
+        g[idx] = (f(xp) - f(xm)) / (2 * h)
+    return g
+
+
 def snakemake(
     *args: str, cwd: Path = REPO, check: bool = True, path_first: Path | None = None
 ) -> subprocess.CompletedProcess:

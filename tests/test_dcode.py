@@ -11,6 +11,8 @@ import scipy.sparse as sp
 from embedlab.evaluate.ranking import true_author_ranks
 from embedlab.methods import dcode as D
 
+from .helpers import central_difference
+
 
 def _problem(seed=0, A=4, W=5, k=2, scale=0.7):
     rng = np.random.default_rng(seed)
@@ -18,15 +20,6 @@ def _problem(seed=0, A=4, W=5, k=2, scale=0.7):
     p, p_a, p_w = D.empirical_distribution(C)
     theta = rng.normal(scale=scale, size=(A + W, k))
     return rng, C, p, p_a, p_w, theta
-
-
-def _fd_gradient(f, x, h=1e-5):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[idx] = h
-        g[idx] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
 
 
 def _rel_err(a, b):
@@ -39,7 +32,7 @@ def _rel_err(a, b):
 def test_log_likelihood_gradient_matches_finite_differences():
     _, _, p, _, _, theta = _problem()
     grad = D.log_likelihood_gradient(theta, p)
-    fd = _fd_gradient(lambda x: D.log_likelihood(x, p), theta)
+    fd = central_difference(lambda x: D.log_likelihood(x, p), theta, h=1e-5)
     assert _rel_err(grad, fd) < 1e-6
 
 
@@ -62,7 +55,7 @@ def test_taylor_pieces_are_value_gradient_and_hessian_of_Z():
 
     pieces = D.taylor_pieces(theta, p_a, p_w)
     assert np.isclose(pieces.z, Z(theta), rtol=1e-14)
-    assert _rel_err(pieces.grad, _fd_gradient(Z, theta)) < 1e-6
+    assert _rel_err(pieces.grad, central_difference(Z, theta, h=1e-5)) < 1e-6
     # Hessian column by column from finite differences of the analytic gradient (eq. 8)
     n = theta.size
     H = np.zeros((n, n))
@@ -117,8 +110,8 @@ def test_taylor_log_Z_error_is_second_order_from_eq_6():
 
 def test_approximate_log_likelihood_has_the_exact_gradient_at_the_expansion_point():
     _, _, p, _, _, theta = _problem(seed=5)
-    exact = _fd_gradient(lambda x: D.log_likelihood(x, p), theta)
-    approx = _fd_gradient(lambda x: D.approximate_log_likelihood(x, p, theta), theta)
+    exact = central_difference(lambda x: D.log_likelihood(x, p), theta, h=1e-5)
+    approx = central_difference(lambda x: D.approximate_log_likelihood(x, p, theta), theta, h=1e-5)
     assert _rel_err(approx, exact) < 1e-6
     # ...and eq. (13)'s canonical parameters describe that same quadratic
     eta, lam = D.observation_canonical(p, theta)

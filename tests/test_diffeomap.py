@@ -21,6 +21,8 @@ from embedlab.methods.diffeomap import (
     span_energy,
 )
 
+from .helpers import central_difference
+
 
 def random_trajectories(m=12, a=3, p=3, seed=0, spread=0.3):
     rng = np.random.default_rng(seed)
@@ -91,13 +93,7 @@ def test_energy_gradient_matches_central_differences(basis, eps):
 
     parts = energy(T)
     assert parts.kinetic > 0 and parts.off_subspace > 0
-    numeric = np.zeros_like(T)
-    h = 1e-5
-    for idx in np.ndindex(T.shape):
-        Tp, Tm = T.copy(), T.copy()
-        Tp[idx] += h
-        Tm[idx] -= h
-        numeric[idx] = (energy(Tp).energy - energy(Tm).energy) / (2 * h)
+    numeric = central_difference(lambda t: energy(t).energy, T, h=1e-5)
     scale = np.abs(numeric).max()
     assert np.abs(parts.grad - numeric).max() / scale < 1e-6
 
@@ -359,13 +355,7 @@ def test_span_energy_gradient_matches_central_differences(n):
 
     parts = energy(beta)
     assert parts.kinetic > 0 and parts.off_subspace > 0
-    numeric = np.zeros_like(beta)
-    h = 1e-6
-    for idx in np.ndindex(beta.shape):
-        bp, bm = beta.copy(), beta.copy()
-        bp[idx] += h
-        bm[idx] -= h
-        numeric[idx] = (energy(bp).energy - energy(bm).energy) / (2 * h)
+    numeric = central_difference(lambda b: energy(b).energy, beta, h=1e-6)
     assert np.abs(parts.grad - numeric).max() / np.abs(numeric).max() < 1e-6
 
 

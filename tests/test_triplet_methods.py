@@ -26,6 +26,8 @@ from embedlab.methods.triplets import (
     project_unit_diagonal,
 )
 
+from .helpers import central_difference
+
 X_LOSSES = {
     "GNMDS": (kern.GNMDS, 0.0),
     "CKL": (kern.CKL, 0.1),
@@ -53,16 +55,6 @@ def planted_triplets(points: np.ndarray, m: int, seed: int, min_ratio: float = 1
         if D[i, l] >= min_ratio * D[i, j]:
             out.append((i, j, l))
     return np.array(out, dtype=np.int64)
-
-
-def central_difference(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        xp, xm = x.copy(), x.copy()
-        xp[idx] += h
-        xm[idx] -= h
-        g[idx] = (f(xp) - f(xm)) / (2 * h)
-    return g
 
 
 def relative_error(g: np.ndarray, ref: np.ndarray) -> float:
