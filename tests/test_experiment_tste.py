@@ -102,6 +102,37 @@ def test_claims_verdicts_follow_the_numbers():
     assert list(ko["holds"]) == [False, False, False, False]
 
 
+def test_a_collapsed_fit_is_flagged_degenerate(tmp_path):
+    """Ties count as correct under the authors' error, so one point scores 0: the tied share
+    exposes it in the table, its caption, the claims and the figure."""
+    from embedlab.evaluate.triplets import tied_fraction, triplet_error
+
+    trip = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1]])
+    collapsed = np.zeros((3, 2))
+    assert triplet_error(collapsed, trip, ties="correct") == 0.0
+    assert tied_fraction(collapsed, trip) == 1.0
+    assert tied_fraction(np.array([[0.0, 0], [1, 0], [3, 0]]), trip) == 0.0
+    rows = []
+    for method, tied, gen in (("GNMDS-K", 1.0, 0.0), ("STE-X", 0.0, 0.3)):
+        for fold, g, nn in ((-1, np.nan, 0.9), (0, gen, np.nan), (1, gen, np.nan)):
+            rows.append(
+                {"dataset": "music", "method": method, "dims": 2, "fold": fold,
+                 "generalisation_error": g, "loo_1nn_error": nn, "tied_fraction": tied}
+            )  # fmt: skip
+    pd.DataFrame(rows).to_csv(tmp_path / "m.csv", index=False)
+    t = tste.fig2_table([tmp_path / "m.csv"])
+    assert t.loc[0, "GNMDS-K tied"] == 1.0 and t.loc[0, "STE-X tied"] == 0.0
+    assert tste.degenerate_fits(t) == {"GNMDS-K": [2]}
+    assert tste.describe_degenerate({"GNMDS-K": [2, 4, 6]}) == "GNMDS-K at dims 2-6 (3 dims)"
+    paper = REPO / "config/paper_values/tste_claims.csv"
+    claims = tste.claims_table({"music": t}, paper)
+    music = claims[claims["dataset"] == "music"]
+    assert list(music["degenerate"]) == ["GNMDS-K"] * len(music)
+    pd.DataFrame(rows).drop(columns="tied_fraction").to_csv(tmp_path / "old.csv", index=False)
+    with pytest.raises(ValueError, match="lack tied_fraction"):
+        tste.fig2_table([tmp_path / "m.csv", tmp_path / "old.csv"])
+
+
 def test_maps_and_figures(planted, metrics, tmp_path):
     for method in ("t-STE-X", "STE-X"):
         tste.embed_map(
@@ -115,7 +146,7 @@ def test_maps_and_figures(planted, metrics, tmp_path):
 
     t = tste.fig2_table(metrics)
     for name, fig in [
-        ("fig2", plots.fig2({"planted": t, "again": t})),
+        ("fig2", plots.fig2({"planted": t, "again": t}, degenerate={"again": {"STE-X": [2]}})),
         ("fig3", plots.fig3([tste.load_map(tmp_path / f"{m}.npz") for m in ("STE-X", "t-STE-X")])),
         ("fig4", plots.fig4(Y, artifacts.load(planted).items["genre"].to_numpy(), meta)),
     ]:
@@ -226,7 +257,8 @@ def test_authors_protocol_rows(planted_self):
     assert len(json.loads(df["validation_errors"].iloc[0])) == 2
     assert json.loads(df["params"].iloc[0])["mu"] in (0.5, 0.9)
     t = tste.fig2_table([_write(df, planted_self.parent / "g.csv")])
-    assert list(t.columns) == ["dims", "GNMDS-K gen", "GNMDS-K 1nn"] and t.notna().all().all()
+    assert list(t.columns) == ["dims", "GNMDS-K gen", "GNMDS-K 1nn", "GNMDS-K tied"]
+    assert t.notna().all().all() and (t["GNMDS-K tied"] < tste.DEGENERATE_TIED).all()
     assert tste.folds_per_method([planted_self.parent / "g.csv"]) == {"GNMDS-K": 2}
     x = tste.evaluate_authors(
         planted_self, "t-STE-X", [2], 2, seed=0, max_iter=100, nn_training="all"

@@ -137,7 +137,14 @@ def tste_rows(
             continue
         values = [float(v) for _, v in _METHOD_VALUE.findall(str(r.ours))]
         note = ""
-        if str(r.holds) == "True":
+        collapsed = getattr(r, "degenerate", "")  # a column of the authors' claims table only
+        if isinstance(collapsed, str) and collapsed:
+            verdict = "not comparable"
+            note = (
+                f"{collapsed}: degenerate fit (its test triplets mostly tied, which the "
+                "authors' error counts as correct)"
+            )
+        elif str(r.holds) == "True":
             verdict = "matched"
         elif values and not pd.isna(p.low) and all(v < p.low for v in values):
             verdict = "better"  # errors below the published range

@@ -51,6 +51,16 @@ def triplet_error(
     )
 
 
+def tied_fraction(Y: Any, triplets: Any, *, allow_self: bool = False) -> float:
+    """Fraction of triplets (i, j, l) with d_ij = d_il exactly in Y. Under ``ties="correct"``
+    these count as satisfied, so a collapsed embedding (every point in one place, every
+    triplet tied) scores a triplet error of 0: this number exposes it."""
+    trip, _ = check_triplets(triplets, allow_self=allow_self)
+    Y = _check_embedding(Y, int(trip.max()) + 1)
+    a, b = sq_dists(Y, trip, False)
+    return float(np.mean(a == b))
+
+
 def kfold_triplets(m: int, n_folds: int = 10, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n_folds`` (train, test) index splits of m triplets: a seeded permutation cut into
     near-equal folds; each triplet is in exactly one test fold."""

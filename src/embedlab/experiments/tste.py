@@ -30,7 +30,12 @@ import pandas as pd
 
 from embedlab import artifacts, runs, tables
 from embedlab.evaluate.knn import loo_1nn_error_rate
-from embedlab.evaluate.triplets import holdout_split, kfold_triplets, triplet_error
+from embedlab.evaluate.triplets import (
+    holdout_split,
+    kfold_triplets,
+    tied_fraction,
+    triplet_error,
+)
 from embedlab.methods.triplets import METHODS, gram_embedding
 
 log = logging.getLogger(__name__)
@@ -229,18 +234,52 @@ def folds_per_method(metric_files: Iterable[str | Path]) -> dict[str, int]:
 def fig2_table(metric_files: Iterable[str | Path]) -> pd.DataFrame:
     """Rows = dims, columns '<method> gen' and '<method> 1nn' (means over folds; rows that lack
     a metric -- the authors' protocol measures 1-NN on one separate fit, fold -1 -- are
-    skipped for it)."""
+    skipped for it). Metrics of the authors' protocol add '<method> tied': the mean over
+    folds of the share of test triplets with d_ij = d_il (see :func:`degenerate_fits`)."""
     df = pd.concat([pd.read_csv(f) for f in metric_files], ignore_index=True)
     if df["dataset"].nunique() != 1:
         raise ValueError(f"fig2_table: one dataset per table, got {sorted(df['dataset'].unique())}")
-    mean = df.groupby(["dims", "method"])[list(METRICS)].mean()
+    columns = dict(METRICS)
+    if "tied_fraction" in df.columns:  # written by evaluate_authors only
+        if df["tied_fraction"].isna().any():
+            raise ValueError("fig2_table: some metric files lack tied_fraction; rerun them")
+        df["tied_gen"] = df["tied_fraction"].where(df["fold"] >= 0)
+        columns["tied_gen"] = "tied"
+    mean = df.groupby(["dims", "method"])[list(columns)].mean()
     methods = [m for m in METHOD_ORDER if m in set(df["method"])]
     out = pd.DataFrame(index=sorted(df["dims"].unique()))
     out.index.name = "dims"
-    for metric, short in METRICS.items():
+    for metric, short in columns.items():
         for m in methods:
             out[f"{m} {short}"] = [round(float(mean.loc[(d, m), metric]), 4) for d in out.index]
     return out.reset_index()
+
+
+#: a fit whose test triplets are more than this share tied (d_ij = d_il) is degenerate: the
+#: ties-correct error of the authors' code counts every tie as satisfied, so a collapsed
+#: embedding (one point) scores 0
+DEGENERATE_TIED = 0.5
+
+
+def degenerate_fits(table: pd.DataFrame) -> dict[str, list[int]]:
+    """Method -> the dimensions at which its fits are degenerate (mean '<method> tied' above
+    DEGENERATE_TIED) in a :func:`fig2_table`; empty for tables without tied columns."""
+    out: dict[str, list[int]] = {}
+    for col in table.columns:
+        if col.endswith(" tied"):
+            dims = table.loc[table[col] > DEGENERATE_TIED, "dims"]
+            if len(dims):
+                out[col.removesuffix(" tied")] = [int(d) for d in dims]
+    return out
+
+
+def describe_degenerate(degenerate: Mapping[str, list[int]]) -> str:
+    """'GNMDS-K at dims 2-30' style text for captions (empty when nothing is degenerate)."""
+    parts = []
+    for m, dims in degenerate.items():
+        span = f"{dims[0]}" if len(dims) == 1 else f"{dims[0]}-{dims[-1]} ({len(dims)} dims)"
+        parts.append(f"{m} at dims {span}")
+    return "; ".join(parts)
 
 
 def claims_table(tables_by_dataset: Mapping[str, pd.DataFrame], paper_csv: str | Path):
@@ -258,6 +297,7 @@ def claims_table(tables_by_dataset: Mapping[str, pd.DataFrame], paper_csv: str |
         if name is None:
             rows.append({**base, "ours": "", "holds": "not run"})
             continue
+        degenerate = degenerate_fits(tables_by_dataset[name])
         t = tables_by_dataset[name].set_index("dims")
         short = METRICS[c["metric"]]
         methods = [col[: -len(short) - 1] for col in t.columns if col.endswith(f" {short}")]
@@ -269,7 +309,8 @@ def claims_table(tables_by_dataset: Mapping[str, pd.DataFrame], paper_csv: str |
                 + ", ".join(f"{m} {t.loc[t.index[0], f'{m} {short}']:.3f}" for m in methods)
                 + f" (d={t.index[0]})"
             )
-            rows.append({**base, "ours": ours, "holds": wins == len(t)})
+            collapsed = ", ".join(m for m in methods if m in degenerate)
+            rows.append({**base, "ours": ours, "holds": wins == len(t), "degenerate": collapsed})
             continue
         d = int(c["dims"])
         if d not in t.index:
@@ -285,7 +326,16 @@ def claims_table(tables_by_dataset: Mapping[str, pd.DataFrame], paper_csv: str |
         tol = 0.02 if lo == hi else 0.0  # a single published number: within 2 points
         holds = all(lo - tol <= v <= hi + tol for v in vals.values())
         ours = ", ".join(f"{m} {v:.3f}" for m, v in vals.items())
-        rows.append({**base, "paper": f"[{lo:.2f}, {hi:.2f}]", "ours": ours, "holds": holds})
+        collapsed = [m for m in pick if d in degenerate.get(m, [])]
+        rows.append(
+            {
+                **base,
+                "paper": f"[{lo:.2f}, {hi:.2f}]",
+                "ours": ours,
+                "holds": holds,
+                "degenerate": ", ".join(collapsed),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -494,6 +544,10 @@ def evaluate_authors(
        triplets (``"all"``, the music script); rows with ``fold = -1``.
     3. Generalisation error: ``n_folds`` folds of a seeded permutation, trained on the others,
        error = fraction of test triplets with d_ij > d_il (ties correct); rows per fold.
+
+    Every row also holds ``tied_fraction``: the share of its triplets (test triplets; for the
+    1-NN rows the fit's training triplets) with d_ij = d_il, which the ties-correct error
+    counts as satisfied -- near 1 for a collapsed fit (see :func:`degenerate_fits`).
     """
     trip, n, labels, allow_self = load_triplets(artifact_dir, max_triplets, seed, True)
     if nn_training not in ("first", "all"):
@@ -513,10 +567,9 @@ def evaluate_authors(
     key = json.dumps(chosen)
     rows: list[dict[str, Any]] = []
 
-    def add(d, fold, gen, nn, n_iter, seconds):
-        rows.append(
-            _metric_row(dataset, method, d, fold, gen, nn, key, violations, n_iter, seconds)
-        )
+    def add(d, fold, gen, nn, n_iter, seconds, tied):
+        row = _metric_row(dataset, method, d, fold, gen, nn, key, violations, n_iter, seconds)
+        rows.append({**row, "tied_fraction": round(tied, 6)})
 
     nn_trip = trip[: search_split(len(trip), n_folds)] if nn_training == "first" else trip
     if kernel is not None and nn_training == "first":  # the search already fitted it
@@ -524,12 +577,14 @@ def evaluate_authors(
     else:
         nn_fits, _ = authors_fit(method, dims, nn_trip, n, chosen, seed, max_iter, allow_self)
     for d, (Y, n_iter, seconds) in nn_fits.items():
-        add(d, -1, np.nan, loo_1nn_error_rate(Y, labels), n_iter, seconds)
+        tied = tied_fraction(Y, nn_trip, allow_self=allow_self)
+        add(d, -1, np.nan, loo_1nn_error_rate(Y, labels), n_iter, seconds, tied)
     for k, (train, test) in enumerate(folds):
         fits, _ = authors_fit(method, dims, trip[train], n, chosen, seed + k, max_iter, allow_self)
         for d, (Y, n_iter, seconds) in fits.items():
             gen = triplet_error(Y, trip[test], allow_self=allow_self, ties=AUTHORS_CODE["ties"])
-            add(d, k, gen, np.nan, n_iter, seconds)
+            tied = tied_fraction(Y, trip[test], allow_self=allow_self)
+            add(d, k, gen, np.nan, n_iter, seconds, tied)
     return pd.DataFrame(rows).sort_values(["dims", "fold"]).reset_index(drop=True)
 
 
@@ -566,6 +621,13 @@ def _cmd_table(args: argparse.Namespace) -> None:
             f"t-STE Fig. 2 on {args.dataset}, protocol authors_code: gen = mean over folds of "
             "the fraction of test triplets with d_ij > d_il; 1nn = leave-one-out 1-NN error of "
             "one fit per dimension on the 1-NN training set (MNIST: first 10 % of the triplets)"
+        )
+    degenerate = degenerate_fits(df)
+    if degenerate:
+        title += (
+            f"; DEGENERATE fits (over {DEGENERATE_TIED:.0%} of the test triplets tied, which "
+            "the ties-correct error counts as satisfied, so a collapsed embedding scores 0; "
+            "'tied' columns give the share): " + describe_degenerate(degenerate)
         )
     n_folds = folds_per_method(args.metrics)
     if len(set(n_folds.values())) > 1:
@@ -612,7 +674,11 @@ def _cmd_figure(args: argparse.Namespace) -> None:
 
     if args.figure == "fig2":
         tables_ = {_dataset_of(p, args.protocol): pd.read_csv(p) for p in args.inputs}
-        fig = plots.fig2(tables_, title=f"protocol {args.protocol}: {READING[args.protocol]}")
+        degenerate = {name: degenerate_fits(t) for name, t in tables_.items()}
+        title = f"protocol {args.protocol}: {READING[args.protocol]}"
+        if any(degenerate.values()):
+            title += "\nx: degenerate fit (test triplets mostly tied, counted correct)"
+        fig = plots.fig2(tables_, title=title, degenerate=degenerate)
     elif args.figure == "fig3":
         fig = plots.fig3([load_map(p) for p in args.inputs])
     else:
