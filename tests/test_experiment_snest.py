@@ -3,11 +3,13 @@
 import pandas as pd
 import pytest
 
-from embedlab import artifacts
+from embedlab import artifacts, runs
 from embedlab.datasets.school import build as build_school
 from embedlab.experiments import snest
 
 from .conftest import REPO
+
+FULL_BUDGET = {"rate_window": 0, "plateau_tol": 0.0, "abandon_margin": float("inf")}
 
 
 def test_cells_parse_and_label():
@@ -40,8 +42,9 @@ def school_runs(tmp_path_factory):
     ]:
         out = tmp / f"{cell}.npz"
         snest.embed_cell(
-            tmp / "school", cell, out, grid, n_restarts=2, seed=0, max_iter=600, log_every=0
-        )
+            tmp / "school", cell, out, grid, n_restarts=2, seed=0, max_iter=600, log_every=0,
+            stopping=FULL_BUDGET,
+        )  # fmt: skip
         files.append(out)
     return tmp, files
 
@@ -76,3 +79,26 @@ def test_figures_are_written(school_runs, tmp_path):
 def test_paper_values_cover_table_1():
     paper = pd.read_csv(REPO / "config" / "paper_values" / "snest_table1.csv")
     assert len(paper) == 9 * 6 and paper["kl"].between(0.1, 5).all()
+
+
+def test_abandoning_losing_runs_keeps_the_best_run_on_school(school_runs, tmp_path):
+    """The abandonment test (margin 0, rate over 250 epochs) on a small SCHOOL grid: the run
+    that is best at the full budget is never abandoned, so the cell's minimal KL is the same,
+    while some losing runs stop early."""
+    tmp, _ = school_runs
+    grid = {"learning_rate": [10.0, 100.0], "time_ratio": [0.01]}
+    abandon = {"rate_window": 250, "plateau_tol": 0.0, "abandon_margin": 0.0}
+    out = {}
+    for name, stopping in (("full", FULL_BUDGET), ("abandon", abandon)):
+        out[name] = tmp_path / f"{name}.npz"
+        snest.embed_cell(
+            tmp / "school", "snest-3-1", out[name], grid, n_restarts=4, seed=0, max_iter=5000,
+            log_every=0, stopping=stopping,
+        )  # fmt: skip
+    full, cut = (runs.load_runs(out[k]) for k in ("full", "abandon"))
+    same = ("learning_rate", "seed", "cost", "n_iter")
+    assert {k: cut["best"][k] for k in same} == {k: full["best"][k] for k in same}
+    stops = [r["stop"] for r in cut["runs"]]
+    assert "abandoned" in stops, stops
+    spent = sum(r["n_iter"] for r in cut["runs"])
+    assert spent < sum(r["n_iter"] for r in full["runs"])

@@ -125,6 +125,41 @@ def test_tol_zero_runs_to_max_iter():
     assert not result.converged and result.n_iter == 40 and len(result.cost_trace) == 40
 
 
+RATE_TESTS = dict(
+    max_iter=5000, min_iter=500, tol=0.0, momentum_epochs=(250, 1000), exaggeration_epochs=100,
+    rate_window=250, plateau_tol=1e-4, abandon_margin=0.0,
+)
+
+
+def run_on(cost, **settings):
+    s = GradientDescent(**{**RATE_TESTS, **settings.pop("overrides", {})})
+    return minimize(Spy(lambda c, Y: np.zeros_like(Y), cost), np.zeros((3, 2)), 2, s, **settings)
+
+
+def test_plateau_stops_a_converged_run_and_not_one_still_descending():
+    converged = run_on(lambda e: 1.0 + np.exp(-e / 300.0))  # flat long before 5000
+    assert converged.stop == "plateau" and converged.converged
+    # first epoch after the schedule (1000) with E_{e-250} - E_e <= 1e-4 E_e
+    E = 1.0 + np.exp(-np.arange(5000) / 300.0)
+    expected = next(e for e in range(1000, 5000) if E[e - 250] - E[e] <= 1e-4 * E[e])
+    assert converged.n_iter == expected + 1
+    descending = run_on(lambda e: 1.0 - 1e-5 * e)  # 2.5e-3 per window: never a plateau
+    assert descending.stop == "max_iter" and descending.n_iter == 5000
+    off = run_on(lambda e: 1.0 + np.exp(-e / 300.0), overrides={"rate_window": 0})
+    assert off.stop == "max_iter"
+
+
+def test_abandonment_stops_a_run_that_cannot_catch_up_and_keeps_one_that_can():
+    slow = run_on(lambda e: 2.0 - 1e-6 * e, reference_cost=1.0)  # would end near 1.995
+    assert slow.stop == "abandoned" and not slow.converged and slow.n_iter == 1001
+    # 82 % above the reference at epoch 1000 but descending fast (SNEST R^{3,1} on SCHOOL)
+    fast = run_on(lambda e: 1.0 + 1.5 * np.exp(-e / 400.0), reference_cost=1.01)
+    assert fast.stop != "abandoned" and fast.cost_trace[-1] < 1.01
+    assert run_on(lambda e: 2.0 - 1e-6 * e).stop == "max_iter"  # no reference, no abandonment
+    margin = run_on(lambda e: 2.0 - 1e-6 * e, reference_cost=1.0, overrides={"abandon_margin": 1.0})
+    assert margin.stop == "max_iter"  # 1.995 is within 100 % of 1.0
+
+
 def test_neighbour_embedding_is_deterministic_and_decreases_kl():
     P = random_P(30, seed=4)
     objective = NeighbourKL(P, "snest", 2)

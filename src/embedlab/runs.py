@@ -58,13 +58,16 @@ def run_grid(
     seed: int = 0,
     cost_attr: str = "kl_divergence_",
     catch: tuple[type[BaseException], ...] = (),
+    reference: bool = False,
 ) -> list[Run]:
     """Fit ``make_estimator(random_state=s, **point).fit(data)`` for every grid point and restart.
 
     Seeds are ``seed + r`` for restart r, the same for every grid point, so grid points are
     compared on the same initialisations. Exceptions of the types in ``catch`` (e.g. a
     divergence at a too-large learning rate) are recorded as failed runs with cost = inf;
-    any other exception propagates.
+    any other exception propagates. ``reference``: pass each fit the cost of the best run so
+    far (``fit(data, reference_cost=...)``), against which the estimator may abandon a losing
+    run; the estimator's ``stop_`` is then kept in the runs table.
     """
     if n_restarts < 1:
         raise ValueError(f"n_restarts must be >= 1, got {n_restarts}")
@@ -73,8 +76,12 @@ def run_grid(
         for r in range(n_restarts):
             s = seed + r
             t0 = time.perf_counter()
+            fit_kw = {}
+            if reference:
+                costs = [run.cost for run in runs if np.isfinite(run.cost)]
+                fit_kw["reference_cost"] = min(costs) if costs else None
             try:
-                est = make_estimator(random_state=s, **point).fit(data)
+                est = make_estimator(random_state=s, **point).fit(data, **fit_kw)
             except catch as exc:
                 runs.append(
                     Run(
@@ -86,6 +93,7 @@ def run_grid(
                         0,
                         time.perf_counter() - t0,
                         error=f"{type(exc).__name__}: {exc}",
+                        extra={"stop": "diverged"} if reference else {},
                     )
                 )
                 log.warning("run %s seed %d failed: %s", point, s, exc)
@@ -98,6 +106,7 @@ def run_grid(
                 cost_trace=np.asarray(getattr(est, "cost_trace_", []), dtype=np.float64),
                 n_iter=int(getattr(est, "n_iter_", 0)),
                 seconds=time.perf_counter() - t0,
+                extra={"stop": est.stop_} if reference else {},
             )
             runs.append(run)
             log.info(

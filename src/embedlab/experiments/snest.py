@@ -75,17 +75,31 @@ def embed_cell(
     seed: int,
     max_iter: int,
     log_every: int,
+    stopping: Mapping[str, float],
 ) -> runs.Run:
-    """Run every restart x grid point of ``cell`` on the similarity artifact; save all runs."""
+    """Run every restart x grid point of ``cell`` on the similarity artifact; save all runs.
+
+    ``stopping``: ``rate_window``, ``plateau_tol`` and ``abandon_margin`` of
+    :class:`embedlab.optimize.GradientDescent`; with a finite margin each run is compared
+    with the best finished run so far of the cell and abandoned once it cannot catch up."""
     art = artifacts.load(artifact_dir)
     if art.kind != "similarity":
         raise ValueError(f"{artifact_dir}: SNEST needs a similarity artifact, got {art.kind!r}")
     method, _, n_time = parse_cell(cell)
     if method != "snest":
         grid = {k: v for k, v in grid.items() if k not in ("learning_rate_time", "time_ratio")}
-    factory = functools.partial(make_estimator, cell, max_iter=max_iter, log_every=log_every)
+    stopping = {k: stopping[k] for k in ("rate_window", "plateau_tol", "abandon_margin")}
+    factory = functools.partial(
+        make_estimator, cell, max_iter=max_iter, log_every=log_every, **stopping
+    )
     all_runs = runs.run_grid(
-        factory, art.arrays["P"], grid, n_restarts, seed=seed, catch=(DivergenceError,)
+        factory,
+        art.arrays["P"],
+        grid,
+        n_restarts,
+        seed=seed,
+        catch=(DivergenceError,),
+        reference=True,
     )
     meta = {
         "experiment": "snest",
@@ -97,6 +111,7 @@ def embed_cell(
         "n_restarts": n_restarts,
         "seed": seed,
         "max_iter": max_iter,
+        "stopping": stopping,
     }
     runs.save_runs(out, all_runs, meta)
     best = runs.best_run(all_runs)
@@ -229,6 +244,11 @@ def _cmd_embed(args: argparse.Namespace) -> None:
         seed=args.seed,
         max_iter=args.max_iter,
         log_every=args.log_every,
+        stopping={
+            "rate_window": args.rate_window,
+            "plateau_tol": args.plateau_tol,
+            "abandon_margin": args.abandon_margin,
+        },
     )
 
 
@@ -309,6 +329,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--max-iter", type=int, required=True)
     p.add_argument("--log-every", type=int, required=True)
+    p.add_argument("--rate-window", type=int, required=True, help="0: no plateau test")
+    p.add_argument("--plateau-tol", type=float, required=True)
+    p.add_argument("--abandon-margin", type=float, required=True, help="inf: never abandon")
     p.set_defaults(func=_cmd_embed)
 
     p = sub.add_parser("snest-table", help="Table 1: minimal KL per cell beside the paper's")

@@ -169,6 +169,9 @@ class _NeighbourEmbedding(BaseEstimator):
             max_iter=self.max_iter,
             min_iter=self.min_iter,
             tol=self.tol,
+            rate_window=self.rate_window,
+            plateau_tol=self.plateau_tol,
+            abandon_margin=self.abandon_margin,
             log_every=self.log_every,
         )
 
@@ -178,19 +181,24 @@ class _NeighbourEmbedding(BaseEstimator):
         time = rng.normal(0.0, self.init_scale_time if n_time else 0.0, size=(n, n_time))
         return np.hstack([space, time])
 
-    def fit(self, P, y=None):
-        """Embed the items of the affinity matrix ``P`` (n x n; sparse or dense)."""
+    def fit(self, P, y=None, reference_cost=None):
+        """Embed the items of the affinity matrix ``P`` (n x n; sparse or dense);
+        ``reference_cost``: the KL of the best finished run of the same problem, against which
+        a losing run is abandoned (``abandon_margin``)."""
         n_space, n_time = self._dims()
         if n_space < 1 or n_time < 0:
             raise ValueError(f"{type(self).__name__}: need >= 1 space and >= 0 time dimensions")
         Pv = validate_affinities(P)
         objective = NeighbourKL(Pv, self._kernel, n_space)
         Y0 = self._initial(Pv.shape[0], n_space, n_time)
-        result: OptimizeResult = minimize(objective, Y0, n_space, self._settings())
+        result: OptimizeResult = minimize(
+            objective, Y0, n_space, self._settings(), reference_cost=reference_cost
+        )
         self.embedding_ = result.Y
         self.kl_divergence_ = result.cost
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
+        self.stop_ = result.stop
         self.cost_trace_ = result.cost_trace
         self.momentum_switches_ = result.momentum_switches
         self.exaggeration_end_ = result.exaggeration_end
@@ -211,14 +219,17 @@ _COMMON_DOC = """
     min_gain : lower bound of the adaptive gains.
     max_iter, min_iter, tol : at most max_iter epochs; stop after min_iter when the spread of
         the last 5 costs is <= tol |E_last - E_first|.
+    rate_window, plateau_tol, abandon_margin : the plateau and abandonment tests of
+        :mod:`embedlab.optimize` (off by default).
     init_scale : standard deviation of the initial space coordinates.
     log_every : epochs between progress log lines (0: none).
     random_state : seed of the initialisation (numpy Generator).
 
     Attributes
     ----------
-    embedding_, kl_divergence_ (KL of embedding_), n_iter_, converged_, cost_trace_ (KL before
-    each epoch's step), momentum_switches_, exaggeration_end_.
+    embedding_, kl_divergence_ (KL of embedding_), n_iter_, converged_, stop_ (the test that
+    ended the run), cost_trace_ (KL before each epoch's step), momentum_switches_,
+    exaggeration_end_.
 """
 
 
@@ -238,6 +249,9 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         max_iter=PAPER.max_iter,
         min_iter=PAPER.min_iter,
         tol=PAPER.tol,
+        rate_window=PAPER.rate_window,
+        plateau_tol=PAPER.plateau_tol,
+        abandon_margin=PAPER.abandon_margin,
         init_scale=1e-4,
         log_every=0,
         random_state=None,
@@ -252,6 +266,9 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         self.max_iter = max_iter
         self.min_iter = min_iter
         self.tol = tol
+        self.rate_window = rate_window
+        self.plateau_tol = plateau_tol
+        self.abandon_margin = abandon_margin
         self.init_scale = init_scale
         self.log_every = log_every
         self.random_state = random_state
@@ -301,6 +318,9 @@ class SNEST(_NeighbourEmbedding):
         max_iter=PAPER.max_iter,
         min_iter=PAPER.min_iter,
         tol=PAPER.tol,
+        rate_window=PAPER.rate_window,
+        plateau_tol=PAPER.plateau_tol,
+        abandon_margin=PAPER.abandon_margin,
         init_scale=1e-4,
         init_scale_time=1e-5,
         log_every=0,
@@ -318,6 +338,9 @@ class SNEST(_NeighbourEmbedding):
         self.max_iter = max_iter
         self.min_iter = min_iter
         self.tol = tol
+        self.rate_window = rate_window
+        self.plateau_tol = plateau_tol
+        self.abandon_margin = abandon_margin
         self.init_scale = init_scale
         self.init_scale_time = init_scale_time
         self.log_every = log_every
