@@ -219,12 +219,11 @@ def test_authors_search_split_is_the_first_tenth_in_generation_order(monkeypatch
 
     monkeypatch.setattr(tste, "authors_fit", fake_fit)
     trip = np.array([[k % 7, (k + 1) % 7, (k + 2) % 7] for k in range(50)])
-    best, violations, kernel = tste.authors_search(
-        "CKL-X", [2, 4], "mu", [0.0, 0.1], trip, 7, 10, 0, None, False
-    )
+    search = tste.authors_search("CKL-X", [2, 4], "mu", [0.0, 0.1], trip, 7, 10, 0, None, False)
     assert len(seen) == 2 and all(np.array_equal(s, trip[:5]) for s in seen)  # rows 0..4
-    # all-zero maps: d_ij = d_il, a tie, which the authors count as correct
-    assert violations == [0, 0] and best == 0.0 and kernel is None
+    # all-zero maps: d_ij = d_il, a tie, which the authors count as correct; first on ties
+    assert search.violations == [0, 0] and search.chosen == {"mu": 0.0}
+    assert search.embedding is None
 
 
 def test_authors_params_map_the_searched_value_onto_the_coded_objectives():
@@ -267,6 +266,32 @@ def test_authors_protocol_rows(planted_self):
     # self-triplets are accepted only where the artifact says so
     with pytest.raises(ValueError, match="repeats"):
         tste.fit_embeddings("STE-X", [2], np.array([[0, 0, 1], [1, 2, 0]]), 3, {}, 0, 5)
+
+
+def test_authors_jobs_reproduce_the_one_call_protocol(planted_self, tmp_path):
+    """The workflow's jobs (one per searched value, one per part, a merge) give the rows of
+    evaluate_authors, including the K form's 1-NN fits read off the search's kernel."""
+    from embedlab.cli import main
+
+    common = ["--artifact", str(planted_self), "--method", "GNMDS-K", "--dims", "2", "3",
+              "--folds", "2", "--seed", "0", "--max-iter", "40"]  # fmt: skip
+    search = []
+    for k, value in enumerate([0.5, 0.9]):
+        search.append(str(tmp_path / f"s{k}.npz"))
+        argv = ["tste-authors-search", *common, "--name", "mu", "--value", str(value)]
+        assert main([*argv, "--out", search[-1]]) == 0
+    parts = []
+    for part in ("nn", "fold0", "fold1"):
+        parts.append(str(tmp_path / f"{part}.csv"))
+        argv = ["tste-authors-part", *common, "--part", part, "--nn-training", "first"]
+        assert main([*argv, "--search", *search, "--out", parts[-1]]) == 0
+    assert main(["tste-authors-merge", "--out", str(tmp_path / "m.csv"), *parts]) == 0
+    jobs = pd.read_csv(tmp_path / "m.csv").drop(columns="seconds")
+    one = tste.evaluate_authors(
+        planted_self, "GNMDS-K", [2, 3], 2, {"mu": [0.5, 0.9]}, seed=0, max_iter=40
+    ).drop(columns="seconds")
+    pd.testing.assert_frame_equal(jobs, one, check_dtype=False)
+    assert (jobs.loc[jobs["fold"] == -1, "n_iter"] == -1).all()  # read off the search's kernel
 
 
 def _write(df, path):

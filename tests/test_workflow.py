@@ -206,20 +206,32 @@ def test_tste_runs_both_protocols(configfile):
     for t in targets:
         assert t in proc.stdout, t
     authors = cfg["authors_code"]
-    lines = [line for line in proc.stdout.splitlines() if "--protocol authors_code" in line]
-    evaluate = [line for line in lines if "tste-evaluate" in line]
+    lines = proc.stdout.splitlines()
+    merges = [line for line in lines if "tste-authors-merge" in line]
     expected = sum(
         len(authors.get("methods_by_dataset", {}).get(d, authors["methods"]))
         for d in authors["datasets"]
     )
-    assert len(evaluate) == expected
-    music_ckl_x = [c for c in evaluate if "datasets/music " in c and "CKL-X" in c]
-    music_ste_k = [c for c in evaluate if "datasets/music " in c and "STE-K" in c]
-    assert "--nn-training first" in music_ckl_x[0] and "--nn-training all" in music_ste_k[0]
-    grid = json.loads(re.search(r"--grid '([^']*)'", music_ste_k[0]).group(1))
-    assert grid == authors["grids"]["music"]["STE-K"]
+    assert len(merges) == expected
+    parts = [line for line in lines if "tste-authors-part" in line]
+    n_folds = authors.get("n_folds", 10)
+    folds_used = authors.get("folds_used", {})
+    assert len(parts) == sum(
+        1 + folds_used.get(d, {}).get(m, n_folds)
+        for d in authors["datasets"]
+        for m in authors.get("methods_by_dataset", {}).get(d, authors["methods"])
+    )
+
+    def of(commands, dataset, method):
+        return [c for c in commands if f"datasets/{dataset} " in c and f" {method} " in c]
+
+    assert "--nn-training first" in of(parts, "music", "CKL-X")[0]
+    assert "--nn-training all" in of(parts, "music", "STE-K")[0]
+    search = of([line for line in lines if "tste-authors-search" in line], "music", "STE-K")
+    values = sorted(float(re.search(r"--value (\S+)", c).group(1)) for c in search)
+    assert values == sorted(authors["grids"]["music"]["STE-K"]["lam"])
     assert "mnist_triplets_1k_authors" in proc.stdout
-    assert not any("--folds-used" in c for c in evaluate)  # every fold unless configured
+    lines = [line for line in lines if "--protocol authors_code" in line]
     maps = [line for line in lines if "tste-map" in line]
     assert len(maps) == len(authors["maps"]["fig3"]["methods"])
     assert all("datasets/mnist_triplets_5k_authors" in m for m in maps)
@@ -238,11 +250,18 @@ def test_authors_folds_used_reaches_only_its_dataset_and_method(tmp_path):
         *targets, "--dry-run", "--nolock", "--forceall", "--printshellcmds",
         "--configfile", "config/config.yaml", str(override),
     )  # fmt: skip
-    lines = [line for line in proc.stdout.splitlines() if "tste-evaluate" in line]
-    assert len(lines) == 4
-    limited = [c for c in lines if "--folds-used" in c]
-    assert len(limited) == 1 and "--folds-used 2" in limited[0]
-    assert "mnist_triplets_1k_authors " in limited[0] and "STE-K" in limited[0]
+    parts = [line for line in proc.stdout.splitlines() if "tste-authors-part" in line]
+    per_job = {}
+    for c in parts:
+        key = (re.search(r"datasets/(\S+) ", c).group(1), re.search(r"--method (\S+)", c).group(1))
+        per_job[key] = per_job.get(key, 0) + 1
+    n_folds = 10
+    assert per_job == {
+        ("mnist_triplets_1k_authors", "STE-K"): 1 + 2,  # the 1-NN part and two folds
+        ("mnist_triplets_1k_authors", "STE-X"): 1 + n_folds,
+        ("music", "STE-K"): 1 + n_folds,
+        ("music", "STE-X"): 1 + n_folds,
+    }
 
 
 @pytest.mark.parametrize(

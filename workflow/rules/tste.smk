@@ -79,38 +79,101 @@ rule tste_evaluate:
         " {params.options} --out {output:q} > {log:q} 2>&1"
 
 
-rule tste_evaluate_authors:
-    """The authors' released Fig. 2 protocol for one (dataset, method): regulariser search on
-    the first 10 % of the triplets, 1-NN fits on the 1-NN training set, folds for the
-    generalisation error (embedlab.experiments.tste.evaluate_authors)."""
+rule tste_authors_search:
+    """The authors' regulariser search for one (dataset, method), one grid value: fit on the
+    first 10 % of the triplets, violations on the other 90 %
+    (embedlab.experiments.tste.authors_search_value)."""
     input:
         lambda wc: artifact(wc.dataset),
     output:
-        "results/metrics/tste_authors/{dataset}/{method}.csv",
+        "results/metrics/tste_authors/{dataset}/{method}/search/{index}.npz",
     log:
-        "logs/tste_authors/{dataset}/{method}.log",
+        "logs/tste_authors/{dataset}/{method}/search/{index}.log",
     benchmark:
-        "logs/benchmarks/tste_evaluate_authors/tste_authors/{dataset}/{method}.tsv"
+        "logs/benchmarks/tste_authors_search/tste_authors/{dataset}/{method}/{index}.tsv"
     wildcard_constraints:
+        dataset=r"[^/]+",
         method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
+        index=r"\d+",
     conda:
         "../envs/embedlab.yaml"
-    threads: 2
+    threads: 1
     resources:
-        mem_mb=4000,
-        runtime=600,
+        mem_mb=2000,
+        runtime=120,
     params:
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         dims=lambda wc: TSTE_AUTHORS["dims"],
         folds=lambda wc: TSTE_AUTHORS["n_folds"],
         seed=TSTE["seed"],
-        args=tste_authors_args,
+        value=tste_authors_value,
+        common=tste_authors_common,
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
-        " python -m embedlab tste-evaluate --protocol authors_code"
-        " --artifact {params.folder:q} --method {wildcards.method} --dims {params.dims}"
-        " --folds {params.folds} --seed {params.seed} {params.args} --out {output:q}"
-        " > {log:q} 2>&1"
+        " python -m embedlab tste-authors-search --artifact {params.folder:q}"
+        " --method {wildcards.method} --dims {params.dims} --folds {params.folds}"
+        " --seed {params.seed} {params.value} {params.common} --out {output:q} > {log:q} 2>&1"
+
+
+rule tste_authors_part:
+    """The authors' Fig. 2 protocol for one (dataset, method), one part: the 1-NN fits (nn)
+    or one fold's generalisation error (fold<k>), with the searched value
+    (embedlab.experiments.tste.authors_part)."""
+    input:
+        data=lambda wc: artifact(wc.dataset),
+        search=tste_authors_search_files,
+    output:
+        "results/metrics/tste_authors/{dataset}/{method}/{part}.csv",
+    log:
+        "logs/tste_authors/{dataset}/{method}/{part}.log",
+    benchmark:
+        "logs/benchmarks/tste_authors_part/tste_authors/{dataset}/{method}/{part}.tsv"
+    wildcard_constraints:
+        dataset=r"[^/]+",
+        method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
+        part=r"nn|fold\d+",
+    conda:
+        "../envs/embedlab.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=120,
+    params:
+        folder=lambda wc: f"results/datasets/{wc.dataset}",
+        dims=lambda wc: TSTE_AUTHORS["dims"],
+        folds=lambda wc: TSTE_AUTHORS["n_folds"],
+        seed=TSTE["seed"],
+        nn_training=tste_authors_nn_training,
+        common=tste_authors_common,
+        search=lambda wc, input: f"--search {input.search}" if input.search else "",
+    shell:
+        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
+        " python -m embedlab tste-authors-part --artifact {params.folder:q}"
+        " --method {wildcards.method} --dims {params.dims} --folds {params.folds}"
+        " --seed {params.seed} --part {wildcards.part} --nn-training {params.nn_training}"
+        " {params.common} {params.search} --out {output:q} > {log:q} 2>&1"
+
+
+rule tste_authors_merge:
+    """One (dataset, method)'s metrics under the authors' protocol, from its parts."""
+    input:
+        tste_authors_parts,
+    output:
+        "results/metrics/tste_authors/{dataset}/{method}.csv",
+    log:
+        "logs/tste_authors/{dataset}/{method}.log",
+    benchmark:
+        "logs/benchmarks/tste_authors_merge/tste_authors/{dataset}/{method}.tsv"
+    wildcard_constraints:
+        dataset=r"[^/]+",
+        method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    shell:
+        "python -m embedlab tste-authors-merge --out {output:q} {input:q} > {log:q} 2>&1"
 
 
 rule tste_table:

@@ -38,28 +38,58 @@ def tste_map_args(wc):
     return args
 
 
-def tste_authors_args(wc):
-    """Command-line options of one (dataset, method) under the authors' protocol."""
+def tste_authors_grid(wc):
+    """(name, values) of the regulariser the authors' code searches for (dataset, method),
+    or None for an untuned method."""
+    grids = TSTE_AUTHORS["grids"]
+    grid = grids[wc.dataset] if wc.dataset in grids else {}
+    return next(iter(grid[wc.method].items())) if wc.method in grid else None
+
+
+def tste_authors_search_files(wc):
+    """The search jobs' files of (dataset, method), in grid order (none if untuned)."""
+    grid = tste_authors_grid(wc)
+    return [
+        f"results/metrics/tste_authors/{wc.dataset}/{wc.method}/search/{k}.npz"
+        for k in range(len(grid[1]) if grid else 0)
+    ]
+
+
+def tste_authors_value(wc):
+    """--name and --value of one search job (the index-th value of the grid)."""
+    name, values = tste_authors_grid(wc)
+    return f"--name {name} --value {json.dumps(values[int(wc.index)])}"
+
+
+def tste_authors_common(wc):
+    """Iteration limit and triplet subset of (dataset, method) under the authors' protocol."""
     A = TSTE_AUTHORS
-    grids = A["grids"][wc.dataset] if wc.dataset in A["grids"] else {}
-    grid = grids[wc.method] if wc.method in grids else {}
-    nn = A["nn_training"][wc.dataset] if wc.dataset in A["nn_training"] else {}
-    # the 1-NN training triplets: the method's own entry, the dataset's default, else first
-    nn_training = (
+    args = f"--max-iter {A['max_iter']}" if "max_iter" in A else ""
+    if wc.dataset in A["max_triplets"]:
+        args += f" --max-triplets {A['max_triplets'][wc.dataset]}"
+    return args
+
+
+def tste_authors_nn_training(wc):
+    """The 1-NN fits' triplets: the method's own entry, the dataset's default, else first."""
+    nn = TSTE_AUTHORS["nn_training"]
+    nn = nn[wc.dataset] if wc.dataset in nn else {}
+    return (
         nn[wc.method]
         if wc.method in nn
         else nn["default"] if "default" in nn else "first"
     )
-    args = f"--grid '{json.dumps(grid)}'"
-    args += f" --nn-training {nn_training}"
-    if "max_iter" in A:
-        args += f" --max-iter {A['max_iter']}"
-    if wc.dataset in A["max_triplets"]:
-        args += f" --max-triplets {A['max_triplets'][wc.dataset]}"
-    folds_used = A["folds_used"][wc.dataset] if wc.dataset in A["folds_used"] else {}
-    if wc.method in folds_used:
-        args += f" --folds-used {folds_used[wc.method]}"
-    return args
+
+
+def tste_authors_parts(wc):
+    """The part files of (dataset, method): the 1-NN fits and every fold used."""
+    folds_used = TSTE_AUTHORS["folds_used"]
+    limits = folds_used[wc.dataset] if wc.dataset in folds_used else {}
+    n = limits[wc.method] if wc.method in limits else TSTE_AUTHORS["n_folds"]
+    return [
+        f"results/metrics/tste_authors/{wc.dataset}/{wc.method}/{part}.csv"
+        for part in ["nn"] + [f"fold{k}" for k in range(n)]
+    ]
 
 
 def tste_evaluate_options(wc):

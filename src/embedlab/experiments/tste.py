@@ -22,6 +22,7 @@ import json
 import logging
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -494,6 +495,50 @@ def search_split(m: int, n_folds: int) -> int:
     return first
 
 
+def authors_search_value(
+    method: str,
+    dims: list[int],
+    name: str,
+    value: Any,
+    triplets: np.ndarray,
+    n: int,
+    n_folds: int,
+    seed: int,
+    max_iter: int | None,
+    allow_self: bool,
+) -> tuple[int, np.ndarray | None]:
+    """One value of the authors' regulariser search: fit on the first 10 % of the triplets in
+    generation order, count violations (d_ij > d_il) on the other 90 % in the learned kernel
+    (K forms) or in X X^T of a fit at the largest dimension (CKL-X). Returns (violations, the
+    kernel's embedding at the largest dimension for K forms -- the 1-NN fits reuse it -- else
+    None)."""
+    first = search_split(len(triplets), n_folds)
+    fit, val = triplets[:first], triplets[first:]
+    fits, K = authors_fit(method, [max(dims)], fit, n, {name: value}, seed, max_iter, allow_self)
+    Z, gram = (K, True) if K is not None else (fits[max(dims)][0], False)
+    err = triplet_error(Z, val, allow_self=allow_self, ties=AUTHORS_CODE["ties"], gram=gram)
+    Y = None if K is None else gram_embedding(K, max(dims), centre=False)
+    return int(round(err * len(val))), Y
+
+
+@dataclass
+class AuthorsSearch:
+    """The outcome of the authors' search: the chosen value (``{}`` for an untuned method),
+    the violations of every grid value, and for K forms the chosen kernel's embedding at the
+    largest dimension (its first d columns are the d-dimensional embedding)."""
+
+    chosen: dict[str, Any]
+    violations: list[int]
+    embedding: np.ndarray | None
+
+    @classmethod
+    def choose(cls, name: str, values: list, results: list[tuple[int, np.ndarray | None]]):
+        """Fewest violations wins, the first value on ties (the authors' min)."""
+        violations = [v for v, _ in results]
+        k = int(np.argmin(violations))
+        return cls({name: values[k]}, violations, results[k][1])
+
+
 def authors_search(
     method: str,
     dims: list[int],
@@ -505,23 +550,85 @@ def authors_search(
     seed: int,
     max_iter: int | None,
     allow_self: bool,
-) -> tuple[Any, list[int], np.ndarray | None]:
-    """The authors' regulariser search: fit on the first 10 % of the triplets in generation
-    order, count violations (d_ij > d_il) on the other 90 % in the learned kernel (K forms) or
-    in X X^T of a fit at the largest dimension (CKL-X); fewest wins, the first on ties.
-    Returns (best value, violations per value, the best value's kernel for K forms)."""
-    first = search_split(len(triplets), n_folds)
-    fit, val = triplets[:first], triplets[first:]
-    violations: list[int] = []
-    best_kernel, best = None, None
-    for v in values:
-        fits, K = authors_fit(method, [max(dims)], fit, n, {name: v}, seed, max_iter, allow_self)
-        Z, gram = (K, True) if K is not None else (fits[max(dims)][0], False)
-        err = triplet_error(Z, val, allow_self=allow_self, ties=AUTHORS_CODE["ties"], gram=gram)
-        violations.append(int(round(err * len(val))))
-        if best is None or violations[-1] < min(violations[:-1]):
-            best, best_kernel = v, K
-    return best, violations, best_kernel
+) -> AuthorsSearch:
+    """:func:`authors_search_value` for every value of the grid, then the choice."""
+    args = (triplets, n, n_folds, seed, max_iter, allow_self)
+    results = [authors_search_value(method, dims, name, v, *args) for v in values]
+    return AuthorsSearch.choose(name, values, results)
+
+
+def authors_part(
+    artifact_dir: str | Path,
+    method: str,
+    dims: Iterable[int],
+    n_folds: int,
+    part: int,
+    search: AuthorsSearch | None,
+    seed: int = 0,
+    max_iter: int | None = None,
+    max_triplets: int | None = None,
+    nn_training: str = "first",
+) -> pd.DataFrame:
+    """Metric rows of one part of the authors' Fig. 2 protocol for one (dataset, method),
+    given the search's outcome (None: untuned):
+
+    * ``part = -1``, 1-NN error: one fit per dimension on the first 10 % of the triplets in
+      generation order (``nn_training="first"``, MNIST; K forms reuse the search's kernel) or
+      on all triplets (``"all"``, the music script); rows with ``fold = -1``;
+    * ``part = k``, generalisation error of fold k of ``n_folds`` (a seeded permutation),
+      trained on the other folds: the fraction of test triplets with d_ij > d_il (ties
+      correct).
+
+    Every row also holds ``tied_fraction``: the share of its triplets (test triplets; for the
+    1-NN rows the fit's training triplets) with d_ij = d_il, which the ties-correct error
+    counts as satisfied -- near 1 for a collapsed fit (see :func:`degenerate_fits`).
+    """
+    trip, n, labels, allow_self = load_triplets(artifact_dir, max_triplets, seed, True)
+    if nn_training not in ("first", "all"):
+        raise ValueError(f"{method}: nn_training must be 'first' or 'all', got {nn_training!r}")
+    dims, folds, _ = _folds_and_grid(method, len(trip), dims, n_folds, {}, seed, None)
+    if not -1 <= part < n_folds:
+        raise ValueError(f"{method}: part must be -1 (1-NN) or a fold in 0..{n_folds - 1}")
+    dataset = Path(artifact_dir).name
+    search = search or AuthorsSearch({}, [], None)
+    key = json.dumps(search.chosen)
+    rows: list[dict[str, Any]] = []
+
+    def add(d, fold, gen, nn, n_iter, seconds, tied):
+        row = _metric_row(
+            dataset, method, d, fold, gen, nn, key, search.violations, n_iter, seconds
+        )
+        rows.append({**row, "tied_fraction": round(tied, 6)})
+
+    if part == -1:
+        nn_trip = trip[: search_split(len(trip), n_folds)] if nn_training == "first" else trip
+        if search.embedding is not None and nn_training == "first":  # the search fitted it
+            nn_fits = {d: (search.embedding[:, :d], -1, 0.0) for d in dims}
+        else:
+            nn_fits, _ = authors_fit(
+                method, dims, nn_trip, n, search.chosen, seed, max_iter, allow_self
+            )
+        for d, (Y, n_iter, seconds) in nn_fits.items():
+            tied = tied_fraction(Y, nn_trip, allow_self=allow_self)
+            add(d, -1, np.nan, loo_1nn_error_rate(Y, labels), n_iter, seconds, tied)
+    else:
+        train, test = folds[part]
+        fits, _ = authors_fit(
+            method, dims, trip[train], n, search.chosen, seed + part, max_iter, allow_self
+        )
+        for d, (Y, n_iter, seconds) in fits.items():
+            gen = triplet_error(Y, trip[test], allow_self=allow_self, ties=AUTHORS_CODE["ties"])
+            tied = tied_fraction(Y, trip[test], allow_self=allow_self)
+            add(d, part, gen, np.nan, n_iter, seconds, tied)
+    return pd.DataFrame(rows)
+
+
+def merge_parts(parts: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """One (dataset, method)'s metric rows from its parts, sorted by dimension and fold."""
+    df = pd.concat(list(parts), ignore_index=True)
+    if df.duplicated(["dims", "fold"]).any():
+        raise ValueError("merge_parts: a (dims, fold) appears in two parts")
+    return df.sort_values(["dims", "fold"]).reset_index(drop=True)
 
 
 def evaluate_authors(
@@ -536,56 +643,27 @@ def evaluate_authors(
     nn_training: str = "first",
     folds_used: int | None = None,
 ) -> pd.DataFrame:
-    """The authors' Fig. 2 protocol for one (dataset, method).
-
-    1. Search (``grid``, one parameter): :func:`authors_search`; one value for every dimension.
-    2. 1-NN error: one fit per dimension on the first 10 % of the triplets in generation order
-       (``nn_training="first"``, MNIST; the search's kernel is reused for K forms) or on all
-       triplets (``"all"``, the music script); rows with ``fold = -1``.
-    3. Generalisation error: ``n_folds`` folds of a seeded permutation, trained on the others,
-       error = fraction of test triplets with d_ij > d_il (ties correct); rows per fold.
-
-    Every row also holds ``tied_fraction``: the share of its triplets (test triplets; for the
-    1-NN rows the fit's training triplets) with d_ij = d_il, which the ties-correct error
-    counts as satisfied -- near 1 for a collapsed fit (see :func:`degenerate_fits`).
-    """
-    trip, n, labels, allow_self = load_triplets(artifact_dir, max_triplets, seed, True)
-    if nn_training not in ("first", "all"):
-        raise ValueError(f"{method}: nn_training must be 'first' or 'all', got {nn_training!r}")
+    """The authors' Fig. 2 protocol for one (dataset, method) in one call: the search
+    (``grid``, one parameter; :func:`authors_search`), then :func:`authors_part` for the 1-NN
+    fits and each of the first ``folds_used`` folds. The workflow runs the same steps as
+    separate jobs (one per grid value, one per part)."""
+    trip, n, _, allow_self = load_triplets(artifact_dir, max_triplets, seed, True)
     dims, folds, grid = _folds_and_grid(method, len(trip), dims, n_folds, grid, seed, folds_used)
-    dataset = Path(artifact_dir).name
-    chosen: dict[str, Any] = {}
-    violations: list[int] = []
-    kernel = None
+    search = None
     if grid:
         ((name, values),) = grid.items()
-        best, violations, kernel = authors_search(
+        search = authors_search(
             method, dims, name, list(values), trip, n, n_folds, seed, max_iter, allow_self
         )
-        chosen = {name: best}
-        log.info("%s %s: chosen %s, validation violations %s", dataset, method, best, violations)
-    key = json.dumps(chosen)
-    rows: list[dict[str, Any]] = []
-
-    def add(d, fold, gen, nn, n_iter, seconds, tied):
-        row = _metric_row(dataset, method, d, fold, gen, nn, key, violations, n_iter, seconds)
-        rows.append({**row, "tied_fraction": round(tied, 6)})
-
-    nn_trip = trip[: search_split(len(trip), n_folds)] if nn_training == "first" else trip
-    if kernel is not None and nn_training == "first":  # the search already fitted it
-        nn_fits = {d: (gram_embedding(kernel, d, centre=False), -1, 0.0) for d in dims}
-    else:
-        nn_fits, _ = authors_fit(method, dims, nn_trip, n, chosen, seed, max_iter, allow_self)
-    for d, (Y, n_iter, seconds) in nn_fits.items():
-        tied = tied_fraction(Y, nn_trip, allow_self=allow_self)
-        add(d, -1, np.nan, loo_1nn_error_rate(Y, labels), n_iter, seconds, tied)
-    for k, (train, test) in enumerate(folds):
-        fits, _ = authors_fit(method, dims, trip[train], n, chosen, seed + k, max_iter, allow_self)
-        for d, (Y, n_iter, seconds) in fits.items():
-            gen = triplet_error(Y, trip[test], allow_self=allow_self, ties=AUTHORS_CODE["ties"])
-            tied = tied_fraction(Y, trip[test], allow_self=allow_self)
-            add(d, k, gen, np.nan, n_iter, seconds, tied)
-    return pd.DataFrame(rows).sort_values(["dims", "fold"]).reset_index(drop=True)
+        log.info("%s: chosen %s, violations %s", method, search.chosen, search.violations)
+    common = dict(
+        seed=seed, max_iter=max_iter, max_triplets=max_triplets, nn_training=nn_training
+    )
+    parts = [
+        authors_part(artifact_dir, method, dims, n_folds, k, search, **common)
+        for k in range(-1, len(folds))
+    ]
+    return merge_parts(parts)
 
 
 # --------------------------------------------------------------------------------------
@@ -610,6 +688,50 @@ def _cmd_evaluate(args: argparse.Namespace) -> None:
             raise SystemExit("tste-evaluate: --protocol paper_text needs --max-iter")
         df = evaluate_method(*inputs, max_iter=args.max_iter, **common)
     tables.write_csv(df, args.out)
+
+
+def _cmd_authors_search(args: argparse.Namespace) -> None:
+    trip, n, _, allow_self = load_triplets(args.artifact, args.max_triplets, args.seed, True)
+    value = json.loads(args.value)
+    violations, Y = authors_search_value(
+        args.method, sorted(args.dims), args.name, value, trip, n, args.folds, args.seed,
+        args.max_iter, allow_self,
+    )  # fmt: skip
+    log.info("%s %s = %s: %d validation violations", args.method, args.name, value, violations)
+    info = {"method": args.method, "name": args.name, "value": value, "violations": violations}
+    embedding = np.empty((0, 0)) if Y is None else Y
+    runs.save_npz(args.out, {"embedding": embedding}, info)
+
+
+def load_search(files: Iterable[str | Path]) -> AuthorsSearch | None:
+    """The search's outcome from the files of :func:`_cmd_authors_search`, given in grid order
+    (none: an untuned method)."""
+    loaded = [runs.load_npz(f) for f in files]
+    if not loaded:
+        return None
+    names = {info["name"] for _, info in loaded}
+    if len(names) != 1:
+        raise ValueError(f"search files tune different parameters: {sorted(names)}")
+    values = [info["value"] for _, info in loaded]
+    results = [
+        (int(info["violations"]), arrays["embedding"] if arrays["embedding"].size else None)
+        for arrays, info in loaded
+    ]
+    return AuthorsSearch.choose(names.pop(), values, results)
+
+
+def _cmd_authors_part(args: argparse.Namespace) -> None:
+    part = -1 if args.part == "nn" else int(args.part.removeprefix("fold"))
+    df = authors_part(
+        args.artifact, args.method, args.dims, args.folds, part, load_search(args.search),
+        seed=args.seed, max_iter=args.max_iter, max_triplets=args.max_triplets,
+        nn_training=args.nn_training,
+    )  # fmt: skip
+    tables.write_csv(df, args.out)
+
+
+def _cmd_authors_merge(args: argparse.Namespace) -> None:
+    tables.write_csv(merge_parts(pd.read_csv(p) for p in args.parts), args.out)
 
 
 def _cmd_table(args: argparse.Namespace) -> None:
@@ -711,6 +833,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-triplets", type=int, default=None)
     p.add_argument("--out", required=True, help="metrics CSV")
     p.set_defaults(func=_cmd_evaluate)
+
+    def authors_common(p):
+        p.add_argument("--artifact", required=True, help="triplets artifact folder")
+        p.add_argument("--method", required=True, choices=METHOD_ORDER)
+        p.add_argument("--dims", type=int, nargs="+", required=True)
+        p.add_argument("--folds", type=int, required=True)
+        p.add_argument("--seed", type=int, required=True)
+        p.add_argument("--max-iter", type=int, default=None, help="absent: as coded")
+        p.add_argument("--max-triplets", type=int, default=None)
+        p.add_argument("--out", required=True)
+
+    p = sub.add_parser("tste-authors-search", help="authors' protocol: one searched value")
+    authors_common(p)
+    p.add_argument("--name", required=True, help="the searched parameter (mu, lam)")
+    p.add_argument("--value", required=True, help="its value (JSON)")
+    p.set_defaults(func=_cmd_authors_search)
+
+    p = sub.add_parser("tste-authors-part", help="authors' protocol: 1-NN fits or one fold")
+    authors_common(p)
+    p.add_argument("--part", required=True, help="nn or fold<k>")
+    p.add_argument("--nn-training", choices=["first", "all"], required=True)
+    p.add_argument("--search", nargs="*", default=[], help="search files, in grid order")
+    p.set_defaults(func=_cmd_authors_part)
+
+    p = sub.add_parser("tste-authors-merge", help="authors' protocol: one metrics CSV")
+    p.add_argument("--out", required=True)
+    p.add_argument("parts", nargs="+", help="CSV files written by tste-authors-part")
+    p.set_defaults(func=_cmd_authors_merge)
 
     p = sub.add_parser("tste-table", help="Fig. 2 table of one dataset (mean over folds)")
     p.add_argument("--dataset", required=True)
