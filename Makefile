@@ -21,13 +21,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# CONFIG: the config file(s); the papers' full protocol is
+#   make reproduce CONFIG="config/config.yaml config/paper.yaml"
+CONFIG ?= config/config.yaml
 reproduce: $(STAMP)
-	$(SNAKEMAKE) --configfile config/config.yaml
-	$(MAKE) report CONFIG=config/config.yaml
+	$(SNAKEMAKE) --configfile $(CONFIG)
+	$(MAKE) report CONFIG="$(CONFIG)"
 
 # The HTML report of the last run of CONFIG, then checked in headless Chromium (every figure and
 # table of the run shown, loading, captioned); skipped with a warning where no Chromium exists.
-CONFIG ?= config/config.yaml
 report: $(STAMP)
 	$(SNAKEMAKE) --configfile $(CONFIG) --report results/report.html
 	$(SNAKEMAKE) --configfile $(CONFIG) --summary > results/report_expected.tsv

@@ -404,3 +404,23 @@ def test_interrupted_run_resumes_without_redoing_finished_jobs(tmp_path):
     snakemake("--cores", "1", "--directory", str(work), cwd=work)
     assert summary.exists()
     assert {n: metas[n].stat().st_mtime_ns for n in finished} == finished
+
+
+def test_paper_overlay_runs_the_papers_restarts_and_parses():
+    """config/paper.yaml over the default: SNEST's 100 restarts (20 for n > 2000), EE's full
+    iterations; every job command still parses."""
+    import shlex
+
+    from embedlab.cli import build_parser
+
+    proc = snakemake(
+        "--dry-run", "--nolock", "--forceall", "--printshellcmds",
+        "--configfile", "config/config.yaml", "config/paper.yaml",
+    )  # fmt: skip
+    commands = re.findall(r"python -m embedlab ([^>]*)>", proc.stdout)
+    parser = build_parser()
+    for command in commands:
+        parser.parse_args(shlex.split(command))
+    restarts = dict(re.findall(r"datasets/(\w+) --cell \S+ .*?--restarts (\d+)", proc.stdout))
+    assert restarts["school"] == restarts["w1000"] == "100"
+    assert restarts["grqc"] == restarts["w5000"] == "20"
