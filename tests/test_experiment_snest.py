@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from embedlab import artifacts
+from embedlab import artifacts, runs
 from embedlab.datasets.school import build as build_school
 from embedlab.experiments import snest
 
@@ -39,9 +39,8 @@ def school_runs(tmp_path_factory):
         ("snest-2-1", {"learning_rate": [10.0], "time_ratio": [0.01]}),
     ]:
         out = tmp / f"{cell}.npz"
-        snest.embed_cell(
-            tmp / "school", cell, out, grid, n_restarts=2, seed=0, max_iter=600, log_every=0
-        )
+        settings = dict(seed=0, max_iter=600, log_every=0, precision="float64")
+        snest.embed_cell(tmp / "school", cell, out, grid, n_restarts=2, **settings)
         files.append(out)
     return tmp, files
 
@@ -50,6 +49,7 @@ def test_table_puts_the_paper_beside_ours(school_runs):
     _, files = school_runs
     df = snest.kl_table(files, REPO / "config" / "paper_values" / "snest_table1.csv")
     assert list(df["cell"]) == ["tsne-2", "snest-2-1", "tsne-3"]  # sorted by budget
+    assert runs.load_runs(files[0])["meta"]["precision"] == "float64"
     row = df.set_index("cell").loc["tsne-2"]
     assert row["paper_kl"] == 0.61 and row["runs"] == "2/2"
     assert row["diff"] == pytest.approx(row["kl"] - 0.61, abs=1e-4)

@@ -47,11 +47,12 @@ rule snest_embed:
         seed=SNEST["seed"],
         max_iter=SNEST["max_iter"],
         log_every=SNEST["log_every"],
+        precision=SNEST["precision"],
     shell:
         "NUMBA_NUM_THREADS={threads} python -m embedlab snest-embed --artifact {params.folder:q}"
         " --cell {wildcards.cell} --out {output:q} --grid {params.grid:q}"
         " --restarts {params.restarts} --seed {params.seed} --max-iter {params.max_iter}"
-        " --log-every {params.log_every} > {log:q} 2>&1"
+        " --log-every {params.log_every} --precision {params.precision} > {log:q} 2>&1"
 
 
 rule snest_table:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from embedlab import artifacts, runs, tables
+from embedlab.kernels.neighbour import PRECISIONS
 from embedlab.methods.neighbour import METHODS
 from embedlab.optimize import DivergenceError
 
@@ -75,15 +76,21 @@ def embed_cell(
     seed: int,
     max_iter: int,
     log_every: int,
+    precision: str,
 ) -> runs.Run:
-    """Run every restart x grid point of ``cell`` on the similarity artifact; save all runs."""
+    """Run every restart x grid point of ``cell`` on the similarity artifact; save all runs.
+
+    ``precision``: the kernel's working precision, "float64" or "float32" (the estimators'
+    ``precision``)."""
     art = artifacts.load(artifact_dir)
     if art.kind != "similarity":
         raise ValueError(f"{artifact_dir}: SNEST needs a similarity artifact, got {art.kind!r}")
     method, _, n_time = parse_cell(cell)
     if method != "snest":
         grid = {k: v for k, v in grid.items() if k not in ("learning_rate_time", "time_ratio")}
-    factory = functools.partial(make_estimator, cell, max_iter=max_iter, log_every=log_every)
+    factory = functools.partial(
+        make_estimator, cell, max_iter=max_iter, log_every=log_every, precision=precision
+    )
     all_runs = runs.run_grid(
         factory, art.arrays["P"], grid, n_restarts, seed=seed, catch=(DivergenceError,)
     )
@@ -97,6 +104,7 @@ def embed_cell(
         "n_restarts": n_restarts,
         "seed": seed,
         "max_iter": max_iter,
+        "precision": precision,
     }
     runs.save_runs(out, all_runs, meta)
     best = runs.best_run(all_runs)
@@ -229,6 +237,7 @@ def _cmd_embed(args: argparse.Namespace) -> None:
         seed=args.seed,
         max_iter=args.max_iter,
         log_every=args.log_every,
+        precision=args.precision,
     )
 
 
@@ -309,6 +318,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--max-iter", type=int, required=True)
     p.add_argument("--log-every", type=int, required=True)
+    p.add_argument("--precision", choices=list(PRECISIONS), required=True)
     p.set_defaults(func=_cmd_embed)
 
     p = sub.add_parser("snest-table", help="Table 1: minimal KL per cell beside the paper's")
