@@ -26,6 +26,12 @@ def random_P(n: int, seed: int, density: float = 0.2) -> sp.csr_matrix:
     return validate_affinities(W / W.sum())
 
 
+def random_embedding(n: int, n_space: int, n_time: int, seed: int, scale: float = 1.0):
+    """Normal space columns (sd ``scale``), then normal time columns (sd 0.3)."""
+    rng = np.random.default_rng(seed)
+    return np.hstack([scale * rng.normal(size=(n, n_space)), 0.3 * rng.normal(size=(n, n_time))])
+
+
 def central_difference(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
     """(f(x + h e_k) - f(x - h e_k)) / 2h for every entry k of x: the gradient of scalar f."""
     g = np.zeros_like(x)

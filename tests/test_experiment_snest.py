@@ -41,10 +41,10 @@ def school_runs(tmp_path_factory):
         ("snest-2-1", {"learning_rate": [10.0], "time_ratio": [0.01]}),
     ]:
         out = tmp / f"{cell}.npz"
+        settings = dict(seed=0, max_iter=600, log_every=0, precision="float64")
         snest.embed_cell(
-            tmp / "school", cell, out, grid, n_restarts=2, seed=0, max_iter=600, log_every=0,
-            stopping=FULL_BUDGET,
-        )  # fmt: skip
+            tmp / "school", cell, out, grid, n_restarts=2, stopping=FULL_BUDGET, **settings
+        )
         files.append(out)
     return tmp, files
 
@@ -53,6 +53,7 @@ def test_table_puts_the_paper_beside_ours(school_runs):
     _, files = school_runs
     df = snest.kl_table(files, REPO / "config" / "paper_values" / "snest_table1.csv")
     assert list(df["cell"]) == ["tsne-2", "snest-2-1", "tsne-3"]  # sorted by budget
+    assert runs.load_runs(files[0])["meta"]["precision"] == "float64"
     row = df.set_index("cell").loc["tsne-2"]
     assert row["paper_kl"] == 0.61 and row["runs"] == "2/2"
     assert row["diff"] == pytest.approx(row["kl"] - 0.61, abs=1e-4)
@@ -93,7 +94,7 @@ def test_abandoning_losing_runs_keeps_the_best_run_on_school(school_runs, tmp_pa
         out[name] = tmp_path / f"{name}.npz"
         snest.embed_cell(
             tmp / "school", "snest-3-1", out[name], grid, n_restarts=4, seed=0, max_iter=5000,
-            log_every=0, stopping=stopping,
+            log_every=0, stopping=stopping, precision="float64",
         )  # fmt: skip
     full, cut = (runs.load_runs(out[k]) for k in ("full", "abandon"))
     same = ("learning_rate", "seed", "cost", "n_iter")

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from embedlab import artifacts, runs, tables
+from embedlab.kernels.neighbour import PRECISIONS
 from embedlab.methods.neighbour import METHODS
 from embedlab.optimize import DivergenceError
 
@@ -76,12 +77,15 @@ def embed_cell(
     max_iter: int,
     log_every: int,
     stopping: Mapping[str, float],
+    precision: str,
 ) -> runs.Run:
     """Run every restart x grid point of ``cell`` on the similarity artifact; save all runs.
 
     ``stopping``: ``rate_window``, ``plateau_tol`` and ``abandon_margin`` of
     :class:`embedlab.optimize.GradientDescent`; with a finite margin each run is compared
-    with the best finished run so far of the cell and abandoned once it cannot catch up."""
+    with the best finished run so far of the cell and abandoned once it cannot catch up.
+    ``precision``: the kernel's working precision, "float64" or "float32" (the estimators'
+    ``precision``)."""
     art = artifacts.load(artifact_dir)
     if art.kind != "similarity":
         raise ValueError(f"{artifact_dir}: SNEST needs a similarity artifact, got {art.kind!r}")
@@ -90,7 +94,8 @@ def embed_cell(
         grid = {k: v for k, v in grid.items() if k not in ("learning_rate_time", "time_ratio")}
     stopping = {k: stopping[k] for k in ("rate_window", "plateau_tol", "abandon_margin")}
     factory = functools.partial(
-        make_estimator, cell, max_iter=max_iter, log_every=log_every, **stopping
+        make_estimator, cell, max_iter=max_iter, log_every=log_every, precision=precision,
+        **stopping,
     )
     all_runs = runs.run_grid(
         factory,
@@ -112,6 +117,7 @@ def embed_cell(
         "seed": seed,
         "max_iter": max_iter,
         "stopping": stopping,
+        "precision": precision,
     }
     runs.save_runs(out, all_runs, meta)
     best = runs.best_run(all_runs)
@@ -249,6 +255,7 @@ def _cmd_embed(args: argparse.Namespace) -> None:
             "plateau_tol": args.plateau_tol,
             "abandon_margin": args.abandon_margin,
         },
+        precision=args.precision,
     )
 
 
@@ -332,6 +339,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rate-window", type=int, required=True, help="0: no plateau test")
     p.add_argument("--plateau-tol", type=float, required=True)
     p.add_argument("--abandon-margin", type=float, required=True, help="inf: never abandon")
+    p.add_argument("--precision", choices=list(PRECISIONS), required=True)
     p.set_defaults(func=_cmd_embed)
 
     p = sub.add_parser("snest-table", help="Table 1: minimal KL per cell beside the paper's")

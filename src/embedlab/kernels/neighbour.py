@@ -55,16 +55,39 @@ one-line compiled entry point (numba specialises the one loop per kernel id, so 
 compile-time constant and the branches cost nothing; closures from a factory would not be
 cached on disk, hence the explicit entry points).
 
-Numerics: float64 throughout; ``fastmath`` is restricted to contraction (FMA), reciprocals and
+Numerics: ``fastmath`` is restricted to contraction (FMA), reciprocals and
 signed zeros (no ``nnan``/``ninf``), so NaN and inf propagate and are reported by the caller.
 No reassociation: every sum over j is accumulated elementwise in per-column lanes and added
 up in a fixed order, so the bits are the same for any thread count, schedule, and for a fresh
 or a cached compile (with ``reassoc`` the two compiles vectorised a sum differently, and
 runs on NIPS17 differed from the 4th digit on). In the dense loop
-exp and 1/x are :func:`fast_exp` and :func:`fast_reciprocal`, branch-free float64 routines
-that LLVM vectorises (libm's exp is not vectorised without SVML, and LLVM's cost model keeps
-a loop with a division scalar on this CPU); both are accurate to about 1 ulp (exp: 3e-14
-relative at |x| ~ 700, where such weights no longer matter).
+exp and 1/x are :func:`~embedlab.kernels.fastmath.fast_exp` and
+:func:`~embedlab.kernels.fastmath.fast_reciprocal`, branch-free routines that LLVM vectorises
+(libm's exp is not vectorised without SVML, and LLVM's cost model keeps a loop with a division
+scalar on this CPU); in float64 both are accurate to about 1 ulp (exp: 3e-14 relative at
+|x| ~ 700, where such weights no longer matter).
+
+Precision (``precision`` of :func:`pair_fields`): the working precision of the dense
+repulsion's pair arithmetic, float64 (the default and the reference) or float32.
+
+* float32: Y is centred (in float64) and rounded to float32 (the transposed copy Yt), V and
+  c are rounded; a, b, the shifted weights, alpha, beta and the pair forces are float32 (exp
+  and 1/x in float32: twice the SIMD lanes of float64). Every sum stays float64: each weight
+  and each force is widened before it is added to its lane or to the scatter slab, so M and
+  R are summed in the same fixed order as in float64 and their rounding does not grow with
+  n. The sparse attraction (C_att, A: O(nnz), not O(n^2)) reads the float64 Y in both
+  precisions: its bits do not depend on ``precision``.
+* errors: a few ulp per weight plus the rounding of the coordinates, which moves a pair
+  difference by up to 2 u R (u = 2^-24, R the largest centred coordinate) and log w by up
+  to :func:`float32_log_weight_error` (t-SNE: 2 u R; SNE: grows with the distances that
+  carry weight; SNEST: also with the time extent). Where that estimate exceeds
+  ``FLOAT32_TOLERANCE`` (1e-4), e.g. SNE after its points have flown apart, the evaluation
+  runs in float64 and ``PairFields.precision`` says so. Below e^-87 a float32 weight is 0
+  (float64: e^-708), so the exact-shift fallback starts at a mass of 1e-20.
+* one loop: it is written over the dtype of Yt (a constant goes through
+  :func:`~embedlab.kernels.fastmath.as_float_of`, a float literal being float64 in compiled
+  code) and numba compiles each entry point once per precision. The float64 compile is the
+  float64-only kernel's code: its results are the same bits.
 """
 
 from __future__ import annotations
@@ -74,98 +97,16 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.extending import intrinsic
+from numba import njit, prange
+
+from embedlab.kernels.fastmath import FASTMATH, as_float_of, fast_exp, fast_reciprocal
 
 SNE, TSNE, SNEST = 0, 1, 2
 KERNEL_IDS = {"sne": SNE, "tsne": TSNE, "snest": SNEST}
 
-# NaN/inf must survive optimisation (no nnan/ninf). No reassociation either: LLVM vectorises
-# a reassociated sum differently in a fresh and in a cached compile (different bits, and an
-# optimisation run that diverges in the 4th digit); sums go through lanes (_repulsion_row).
-FASTMATH = {"contract", "arcp", "nsz"}
 BLOCK = 256  # columns j handled per inner block (fits L1 with its two buffers)
 GROUPS = 16  # row groups, each with its own scatter slab (d x n): the unit of parallel work
 SERIAL_BELOW = 256  # rows: below this, a serial entry point beats the thread start-up cost
-
-# --------------------------------------------------------------------------------------
-# vectorisable exp and 1/x (float64, branch-free)
-
-
-@intrinsic
-def _bits_as_float64(typingctx, bits):
-    """Reinterpret the bits of an int64 as a float64 (no conversion)."""
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-
-    return types.float64(types.int64), codegen
-
-
-@intrinsic
-def _float64_bits(typingctx, value):
-    """Reinterpret the bits of a float64 as an int64 (no conversion)."""
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.IntType(64))
-
-    return types.int64(types.float64), codegen
-
-
-_LOG2E = 1.4426950408889634
-_LN2_HI = 0.6931471806019545  # ln 2 rounded to 32 significant bits: k * _LN2_HI is exact
-_LN2_LO = -4.2009150726810846e-11  # ln 2 - _LN2_HI
-_ROUND_SHIFTER = 6755399441055744.0  # 1.5 * 2^52: k + shifter holds the integer k in its bits
-_EXP_MIN = -708.0  # below this exp(x) is subnormal; returned as 0
-_EXP_MAX = 709.0  # above this 2^k overflows; returned as inf
-_C = [1.0 / math.factorial(i) for i in range(14)]  # Taylor coefficients of exp
-_C0, _C1, _C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11, _C12, _C13 = _C
-
-
-@njit(inline="always", fastmath=FASTMATH)
-def fast_exp(x):
-    """exp(x) = 2^k exp(r), k = round(x / ln 2), |r| <= ln(2) / 2; exp(r) by its Taylor
-    polynomial of degree 13 (truncation < 2e-17) in Estrin's form (short dependency chains);
-    2^k built from its bits. Branch-free, so LLVM vectorises it. Relative error < 1e-15 for
-    |x| < 10, < 3e-14 up to |x| = 708; 0 below -708, inf above 709, NaN for NaN."""
-    k = math.floor(x * _LOG2E + 0.5)
-    r = (x - k * _LN2_HI) - k * _LN2_LO
-    r2 = r * r
-    r4 = r2 * r2
-    q0 = (_C0 + _C1 * r) + (_C2 + _C3 * r) * r2
-    q1 = (_C4 + _C5 * r) + (_C6 + _C7 * r) * r2
-    q2 = (_C8 + _C9 * r) + (_C10 + _C11 * r) * r2
-    q3 = _C12 + _C13 * r
-    poly = (q0 + q1 * r4) + (q2 + q3 * r4) * (r4 * r4)
-    value = poly * _bits_as_float64((_float64_bits(k + _ROUND_SHIFTER) + 1023) << 52)
-    if x < _EXP_MIN:
-        value = 0.0
-    if x > _EXP_MAX:
-        value = np.inf
-    return value
-
-
-# bits(1/x) ~ C - bits(x): C = 2 bits(1) = 0x7FE0000000000000 negates the exponent and
-# mirrors the mantissa (error <= 1/8); this C, found by scanning C below 2 bits(1) for the
-# smallest max |1 - x y0| over two binades, brings the error down to 5.1% (4.3 bits).
-_RECIPROCAL_START = 0x7FDE65FD8ADAB9F6
-
-
-@njit(inline="always", fastmath=FASTMATH)
-def fast_reciprocal(x):
-    """1 / x for a finite normal x > 0, branch-free so that LLVM vectorises it (its cost model
-    keeps loops with a true division scalar on this CPU). Start from the bit pattern
-    _RECIPROCAL_START - bits(x) (relative error <= 0.052); each Newton step
-    y <- y (2 - x y) squares the error: 0.052 -> 2.6e-3 -> 6.9e-6 -> 4.7e-11 -> 2.2e-21,
-    i.e. 1 ulp after rounding. Non-finite x gives NaN (reported upstream as divergence)."""
-    y = _bits_as_float64(_RECIPROCAL_START - _float64_bits(x))
-    y = y * (2.0 - x * y)
-    y = y * (2.0 - x * y)
-    y = y * (2.0 - x * y)
-    y = y * (2.0 - x * y)
-    return y
-
 
 # --------------------------------------------------------------------------------------
 # output kernels: log w(a, b) and its derivatives
@@ -184,17 +125,18 @@ def log_weight(kernel, a, b):
 @njit(inline="always", fastmath=FASTMATH)
 def neg_dlog_weight_da(kernel, a, b):
     """alpha = -d log w / da."""
+    one = as_float_of(a, 1.0)
     if kernel == SNE:
-        return 1.0
-    return fast_reciprocal(1.0 + a)
+        return one
+    return fast_reciprocal(one + a)
 
 
 @njit(inline="always", fastmath=FASTMATH)
 def neg_dlog_weight_db(kernel, a, b):
     """beta = -d log w / db (0 for kernels without time)."""
     if kernel == SNEST:
-        return -1.0
-    return 0.0
+        return as_float_of(a, -1.0)
+    return as_float_of(a, 0.0)
 
 
 @njit(inline="always")
@@ -206,11 +148,12 @@ def kernel_has_time(kernel):
 @njit(inline="always", fastmath=FASTMATH)
 def shifted_weight(kernel, a, b, shift):
     """w(a, b) exp(-shift), computed without forming w (which may overflow)."""
+    one = as_float_of(a, 1.0)
     if kernel == SNE:
         return fast_exp(-a - shift)
     if kernel == TSNE:
-        return fast_exp(-shift) * fast_reciprocal(1.0 + a)
-    return fast_exp(b - shift) * fast_reciprocal(1.0 + a)
+        return fast_exp(-shift) * fast_reciprocal(one + a)
+    return fast_exp(b - shift) * fast_reciprocal(one + a)
 
 
 def log_weight_bound(kernel: int, Y: np.ndarray, n_space: int) -> float:
@@ -282,7 +225,9 @@ def _repulsion_row(kernel, i, Yt, n_space, v_row, shift, buf, lanes, rep, scatte
     The sums over j are accumulated elementwise in ``lanes`` (row 0: mass, row 1 + k: force
     along coordinate k; lane l collects columns j = l mod BLOCK) and only then added up in a
     fixed order: elementwise loops vectorise without reassociation, so the bits do not
-    depend on how LLVM vectorises (which differs between a fresh and a cached compile)."""
+    depend on how LLVM vectorises (which differs between a fresh and a cached compile).
+    ``buf`` has the working precision of ``Yt`` (the pair arithmetic); ``lanes``, ``rep`` and
+    ``scatter`` are float64, so each weight and force is widened before it is summed."""
     d, n = Yt.shape
     width = min(BLOCK, n - i - 1)
     lanes[:, :width] = 0.0
@@ -304,10 +249,11 @@ def _repulsion_row(kernel, i, Yt, n_space, v_row, shift, buf, lanes, rep, scatte
                 for j in range(m):
                     wb[j] += (yik - yk[j]) ** 2
         mass_lane = lanes[0, :m]
+        v = v_row[j0 : j0 + m]  # a slice: v[j] is a contiguous load (v_row[j0 + j] a gather)
         for j in range(m):
             a = wa[j]
-            b = wb[j] if kernel_has_time(kernel) else 0.0
-            wj = shifted_weight(kernel, a, b, shift) * v_row[j0 + j]
+            b = wb[j] if kernel_has_time(kernel) else as_float_of(a, 0.0)
+            wj = shifted_weight(kernel, a, b, shift) * v[j]
             mass_lane[j] += wj
             wa[j] = wj * neg_dlog_weight_da(kernel, a, b)
             if kernel_has_time(kernel):
@@ -332,14 +278,16 @@ def _repulsion_row(kernel, i, Yt, n_space, v_row, shift, buf, lanes, rep, scatte
 
 
 @njit(inline="always", fastmath=FASTMATH)
-def _pair_fields(kernel, Y, n_space, indptr, indices, pvals, rep_weights, shift):
+def _pair_fields(kernel, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
     """One pass over the unordered pairs i < j (each evaluated once). Rows are taken in pairs
     (r, n-1-r), which have n-1 pairs together, and the row pairs in GROUPS contiguous groups;
     group g owns the slab scatter[g] that collects the forces on j > i. The slabs are summed
-    in a fixed order, so the result does not depend on the thread count or schedule."""
+    in a fixed order, so the result does not depend on the thread count or schedule.
+    ``Y`` (float64, n x d) feeds the attraction; ``Yt`` (d x n, contiguous rows: SIMD over
+    j) is Y transposed in the working precision and feeds the repulsion, with ``rep_weights``
+    and ``shift`` in the same precision; the sums are float64."""
     n, d = Y.shape
-    Yt = np.ascontiguousarray(Y.T)  # coordinate k of all points contiguous: SIMD over j
-    ones = np.ones(n)
+    ones = np.ones(n, dtype=Yt.dtype)
     att_cost_row = np.zeros(n)
     mass_row = np.zeros(n)
     att = np.zeros((n, d))
@@ -349,7 +297,7 @@ def _pair_fields(kernel, Y, n_space, indptr, indices, pvals, rep_weights, shift)
     scatter = np.empty((groups, d, n))
     for g in prange(groups):
         scatter[g] = 0.0
-        buf = np.empty((2, BLOCK))
+        buf = np.empty((2, BLOCK), dtype=Yt.dtype)
         lanes = np.empty((d + 1, BLOCK))
         for r in range(g * half // groups, (g + 1) * half // groups):
             for side in range(2):
@@ -379,33 +327,33 @@ def _pair_fields(kernel, Y, n_space, indptr, indices, pvals, rep_weights, shift)
 # numba/LLVM drop the other kernels' branches and vectorise the dense loop.
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
-def _fields_sne(Y, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(SNE, Y, n_space, indptr, indices, pvals, rep_weights, shift)
+def _fields_sne(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
+    return _pair_fields(SNE, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
 
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
-def _fields_tsne(Y, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(TSNE, Y, n_space, indptr, indices, pvals, rep_weights, shift)
+def _fields_tsne(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
+    return _pair_fields(TSNE, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
 
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
-def _fields_snest(Y, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(SNEST, Y, n_space, indptr, indices, pvals, rep_weights, shift)
+def _fields_snest(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
+    return _pair_fields(SNEST, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _fields_sne_serial(Y, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(SNE, Y, n_space, indptr, indices, pvals, rep_weights, shift)
+def _fields_sne_serial(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
+    return _pair_fields(SNE, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _fields_tsne_serial(Y, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(TSNE, Y, n_space, indptr, indices, pvals, rep_weights, shift)
+def _fields_tsne_serial(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
+    return _pair_fields(TSNE, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _fields_snest_serial(Y, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(SNEST, Y, n_space, indptr, indices, pvals, rep_weights, shift)
+def _fields_snest_serial(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
+    return _pair_fields(SNEST, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
 
 
 _ENTRY = {
@@ -416,8 +364,37 @@ _ENTRY = {
     (TSNE, False): _fields_tsne_serial,
     (SNEST, False): _fields_snest_serial,
 }
-_NO_WEIGHTS = np.zeros((0, 0))
-_MASS_UNDERFLOW = 1e-200  # a shifted mass this small means the shift overshot
+#: working precision of the dense pair arithmetic -> (dtype, the shifted mass below which the
+#: shift c overshot: the largest shifted weight is then too close to underflow in that dtype)
+PRECISIONS = {"float64": (np.float64, 1e-200), "float32": (np.float32, 1e-20)}
+#: largest rounding error of log w (relative error of w) that a float32 evaluation may make,
+#: by :func:`float32_log_weight_error`; above it the evaluation runs in float64
+FLOAT32_TOLERANCE = 1e-4
+_U32 = 2.0**-24  # unit roundoff of float32
+
+
+def float32_log_weight_error(kernel: int, radius: float, radius_time: float, shift: float):
+    """An upper estimate of the error of log w_ij in float32, over the pairs that carry weight.
+
+    ``radius`` (``radius_time``): max |y_ik - centre_k| over the space (time) columns, the
+    coordinates being centred in float64 before they are rounded. A pair difference is then
+    off by <= 2 u R (u = 2^-24: two roundings, the subtraction's is smaller), so a (b) is off
+    by <= 4 u R sqrt(a):
+
+        SNE    log w = -a; weight is carried by a <= -c + 20    4 u R sqrt(20 - c)
+        t-SNE  -log(1 + a): 4 u R sqrt(a) / (1 + a)            <= 2 u R
+        SNEST  t-SNE's, + b's: b <= c, and b itself rounded     + 4 u R_t sqrt(c) + u c
+
+    E.g. t-SNE stays in float32 up to R ~ 800, SNE up to R ~ 90 (c = 0); an SNE run whose
+    points have flown apart (R ~ 1e5, c ~ -1e6, as SCHOOL's do for a while at rate 10) is
+    evaluated in float64. NaN for non-finite input.
+    """
+    if kernel == SNE:
+        return 4.0 * _U32 * radius * np.sqrt(20.0 + max(-shift, 0.0))
+    error = 2.0 * _U32 * radius
+    if kernel == SNEST:
+        error += 4.0 * _U32 * radius_time * np.sqrt(max(shift, 0.0)) + _U32 * abs(shift)
+    return error
 
 
 @njit(parallel=True, cache=True)
@@ -455,6 +432,7 @@ class PairFields(NamedTuple):
     shift: float  # c
     att: np.ndarray  # A (n x d)
     rep: np.ndarray  # R (n x d)
+    precision: str = "float64"  # of the dense pair arithmetic, as it ran
 
 
 def pair_fields(
@@ -464,17 +442,27 @@ def pair_fields(
     P_parts: tuple[np.ndarray, np.ndarray, np.ndarray],
     rep_weights: np.ndarray | None = None,
     parallel: bool | None = None,
+    precision: str = "float64",
 ) -> PairFields:
     """C_att, M, A, R of the module docstring for the embedding ``Y`` (n x d).
 
     ``P_parts`` from :func:`csr_parts`; ``rep_weights``: dense symmetric n x n V (None: all
     ones; only its upper triangle is read);
-    ``parallel``: None chooses by size (serial below ``SERIAL_BELOW`` rows). The shift c is
-    :func:`log_weight_bound`; when that bound overshoots so far that M underflows (possible
-    only with several time dimensions, or SNE with all points > 26 apart), c is recomputed
-    as the exact max of log w (one more O(n^2) pass) and the fields are recomputed. A
-    non-finite M is returned as is: the caller reports the divergence.
+    ``parallel``: None chooses by size (serial below ``SERIAL_BELOW`` rows);
+    ``precision``: "float64" (the reference) or "float32", the working precision of the
+    dense repulsion's pair arithmetic (the sums stay float64, see the module docstring). In
+    float32, Y is centred (in float64) and rounded, V and c are rounded; an evaluation whose
+    float32 rounding of log w could exceed ``FLOAT32_TOLERANCE``
+    (:func:`float32_log_weight_error`) runs in float64, and says so in ``precision``.
+    The shift c is :func:`log_weight_bound`; when that bound
+    overshoots so far that M underflows (possible only with several time dimensions, or
+    SNE with all points > 26 apart, > 9 in float32), c is recomputed as the exact max of
+    log w (one more O(n^2) pass) and the fields are recomputed. A non-finite M is returned
+    as is: the caller reports the divergence. The returned shift is c as the loop used it
+    (rounded to the working precision), so that log Z = log M + c holds to the last bit.
     """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {precision!r}")
     Y = np.ascontiguousarray(Y, dtype=np.float64)
     n, d = Y.shape
     if not 0 <= n_space <= d:
@@ -482,18 +470,32 @@ def pair_fields(
     indptr, indices, pvals = P_parts
     if indptr.shape[0] != n + 1:
         raise ValueError(f"P has {indptr.shape[0] - 1} rows but the embedding has {n} points")
-    if rep_weights is None:
-        weights = _NO_WEIGHTS
-    else:
-        weights = np.ascontiguousarray(rep_weights, dtype=np.float64)
-        if weights.shape != (n, n):
-            raise ValueError(f"rep_weights has shape {weights.shape}, expected {(n, n)}")
+    if rep_weights is not None and np.shape(rep_weights) != (n, n):
+        raise ValueError(f"rep_weights has shape {np.shape(rep_weights)}, expected {(n, n)}")
     if parallel is None:
         parallel = n >= SERIAL_BELOW
     entry = _ENTRY[(kernel, bool(parallel))]
-    shift = log_weight_bound(kernel, Y, n_space)
-    att_cost, mass, att, rep = entry(Y, n_space, indptr, indices, pvals, weights, shift)
-    if 0.0 <= mass < _MASS_UNDERFLOW and np.isfinite(shift):
-        shift = float(_max_log_weight(kernel, Y, n_space))
-        att_cost, mass, att, rep = entry(Y, n_space, indptr, indices, pvals, weights, shift)
-    return PairFields(att_cost, mass, shift, att, rep)
+    centred, radii = Y, None  # float32: Y centred; its largest space and time coordinates
+    if precision == "float32" and n > 0:
+        with np.errstate(invalid="ignore"):  # inf / NaN coordinates: float64 reports them
+            low, high = Y.min(axis=0), Y.max(axis=0)
+            centred = Y - 0.5 * (low + high)
+            radius = 0.5 * (high - low)
+        radii = (radius[:n_space].max(initial=0.0), radius[n_space:].max(initial=0.0))
+
+    def run(shift: float) -> tuple[PairFields, float]:
+        error = np.nan if radii is None else float32_log_weight_error(kernel, *radii, shift)
+        name = "float32" if error <= FLOAT32_TOLERANCE else "float64"  # NaN: float64
+        dtype, mass_underflow = PRECISIONS[name]
+        Yt = np.ascontiguousarray((centred if name == "float32" else Y).T, dtype=dtype)
+        weights = np.zeros((0, 0), dtype) if rep_weights is None else rep_weights
+        weights = np.ascontiguousarray(weights, dtype=dtype)  # no copy if stored in dtype
+        with np.errstate(over="ignore"):  # an inf shift is reported by the caller
+            shift = dtype(shift)
+        att_cost, mass, att, rep = entry(Y, Yt, n_space, indptr, indices, pvals, weights, shift)
+        return PairFields(att_cost, mass, float(shift), att, rep, name), mass_underflow
+
+    fields, mass_underflow = run(log_weight_bound(kernel, Y, n_space))
+    if 0.0 <= fields.mass < mass_underflow and np.isfinite(fields.shift):
+        fields, _ = run(float(_max_log_weight(kernel, Y, n_space)))
+    return fields

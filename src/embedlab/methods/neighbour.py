@@ -8,7 +8,8 @@ differ only in the output kernel w (SNEST paper, eq. 7-10):
     SNEST                   R^{ds,dt}    w = exp(||t_i - t_j||^2) / (1 + ||s_i - s_j||^2)
 
 The kernel, its gradient and their conventions (the factor 4, the log-sum-exp shift) are in
-:mod:`embedlab.kernels.neighbour`; the optimiser is :mod:`embedlab.optimize`. Estimators take a
+:mod:`embedlab.kernels.neighbour` (``precision="float32"``: its float32 pair arithmetic, see
+:class:`NeighbourKL`); the optimiser is :mod:`embedlab.optimize`. Estimators take a
 precomputed P (sparse or dense) and follow scikit-learn's conventions; restarts and learning
 rate grids belong to the workflow.
 
@@ -106,21 +107,47 @@ def validate_affinities(P, name: str = "P") -> sp.csr_matrix:
     return M
 
 
+#: float32 evaluation gives way to float64 (for good) once the last REFINE_WINDOW costs, at
+#: no exaggeration, spread by at most REFINE_BELOW |KL|: the decrease is then near float32's
+#: resolution of the KL (~1e-8 relative on SCHOOL), and the float32 gradient's rounding
+#: (~1e-7 relative, not 0 at the minimum) would keep the optimiser from converging
+REFINE_WINDOW = 5
+REFINE_BELOW = 1e-6
+
+
 class NeighbourKL:
     """KL(P || Q) for one output kernel, as the optimiser's objective.
 
     ``objective(Y, exaggeration=1.0) -> (KL(P || Q(Y)), gradient)``, where the gradient is
     that of the exaggerated objective -x sum p log w + log Z (attraction scaled by x); with
     x = 1 it is dKL/dY. ``P`` must already be valid (:func:`validate_affinities`).
+
+    ``precision``: working precision of the kernel's dense pair arithmetic,
+    "float64" (the reference) or "float32" (sums in float64;
+    :func:`embedlab.kernels.neighbour.pair_fields`); Y, the KL and the gradient are float64
+    either way. A float32 objective switches itself to float64 for good once the KL stalls
+    within float32's reach (``REFINE_BELOW``): the end of a converging optimisation, its
+    convergence test and its final KL are then float64's (without the switch, SNE on SCHOOL
+    at rate 10 never met the tolerance and, 3000 epochs after its minimum, drifted away from
+    it on float32's rounding). ``float64_from``: the calls made before the switch (None while
+    in float32, e.g. for a whole fit that never stalls; 0 for a float64 objective).
     """
 
-    def __init__(self, P: sp.csr_matrix, kernel: str, n_space: int):
+    def __init__(self, P: sp.csr_matrix, kernel: str, n_space: int, precision: str = "float64"):
         if kernel not in OUTPUT_KERNELS:
             raise ValueError(
                 f"unknown output kernel {kernel!r}; expected one of {list(OUTPUT_KERNELS)}"
             )
+        if precision not in kernel_mod.PRECISIONS:
+            raise ValueError(
+                f"precision must be one of {list(kernel_mod.PRECISIONS)}, got {precision!r}"
+            )
         self.kernel = OUTPUT_KERNELS[kernel]
         self.n_space = n_space
+        self.precision = precision
+        self.float64_from = 0 if precision == "float64" else None
+        self.calls = 0
+        self._recent: list[float] = []  # the last unexaggerated float32 costs
         self.n = P.shape[0]
         self.parts = kernel_mod.csr_parts(P)
         data = self.parts[2]
@@ -129,7 +156,10 @@ class NeighbourKL:
     def fields(self, Y: np.ndarray) -> kernel_mod.PairFields:
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, P has {self.n}")
-        return kernel_mod.pair_fields(self.kernel.kernel_id, Y, self.n_space, self.parts)
+        precision = self.precision if self.float64_from is None else "float64"
+        return kernel_mod.pair_fields(
+            self.kernel.kernel_id, Y, self.n_space, self.parts, precision=precision
+        )
 
     def cost(self, Y: np.ndarray) -> float:
         """KL(P || Q(Y))."""
@@ -144,9 +174,15 @@ class NeighbourKL:
                 f"finite and positive: the coordinates have blown up (extent per column "
                 f"{extent}; {self.n_space} space columns, then time)"
             )
-        kl = self.entropy_term + f.att_cost + np.log(f.mass) + f.shift
+        kl = float(self.entropy_term + f.att_cost + np.log(f.mass) + f.shift)
         grad = 4.0 * (exaggeration * f.att - f.rep / f.mass)
-        return float(kl), grad
+        self.calls += 1
+        if self.float64_from is None:
+            recent = self._recent[1 - REFINE_WINDOW :] + [kl] if exaggeration == 1.0 else []
+            if len(recent) == REFINE_WINDOW and max(recent) - min(recent) <= REFINE_BELOW * abs(kl):
+                self.float64_from = self.calls
+            self._recent = recent
+        return kl, grad
 
 
 class _NeighbourEmbedding(BaseEstimator):
@@ -189,13 +225,14 @@ class _NeighbourEmbedding(BaseEstimator):
         if n_space < 1 or n_time < 0:
             raise ValueError(f"{type(self).__name__}: need >= 1 space and >= 0 time dimensions")
         Pv = validate_affinities(P)
-        objective = NeighbourKL(Pv, self._kernel, n_space)
+        objective = NeighbourKL(Pv, self._kernel, n_space, self.precision)
         Y0 = self._initial(Pv.shape[0], n_space, n_time)
         result: OptimizeResult = minimize(
             objective, Y0, n_space, self._settings(), reference_cost=reference_cost
         )
         self.embedding_ = result.Y
         self.kl_divergence_ = result.cost
+        self.float64_from_ = objective.float64_from
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         self.stop_ = result.stop
@@ -222,6 +259,9 @@ _COMMON_DOC = """
     rate_window, plateau_tol, abandon_margin : the plateau and abandonment tests of
         :mod:`embedlab.optimize` (off by default).
     init_scale : standard deviation of the initial space coordinates.
+    precision : "float64" (default, the reference) or "float32": working precision of the
+        kernel's dense pair arithmetic (:class:`NeighbourKL`); coordinates, sums, KL and
+        gradient stay float64.
     log_every : epochs between progress log lines (0: none).
     random_state : seed of the initialisation (numpy Generator).
 
@@ -229,7 +269,8 @@ _COMMON_DOC = """
     ----------
     embedding_, kl_divergence_ (KL of embedding_), n_iter_, converged_, stop_ (the test that
     ended the run), cost_trace_ (KL before each epoch's step), momentum_switches_,
-    exaggeration_end_.
+    exaggeration_end_, float64_from_ (the first epoch evaluated in float64: 0 in float64,
+    None if a float32 fit never stalled; see :class:`NeighbourKL`).
 """
 
 
@@ -253,6 +294,7 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         plateau_tol=PAPER.plateau_tol,
         abandon_margin=PAPER.abandon_margin,
         init_scale=1e-4,
+        precision="float64",
         log_every=0,
         random_state=None,
     ):
@@ -270,6 +312,7 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         self.plateau_tol = plateau_tol
         self.abandon_margin = abandon_margin
         self.init_scale = init_scale
+        self.precision = precision
         self.log_every = log_every
         self.random_state = random_state
 
@@ -323,6 +366,7 @@ class SNEST(_NeighbourEmbedding):
         abandon_margin=PAPER.abandon_margin,
         init_scale=1e-4,
         init_scale_time=1e-5,
+        precision="float64",
         log_every=0,
         random_state=None,
     ):
@@ -343,6 +387,7 @@ class SNEST(_NeighbourEmbedding):
         self.abandon_margin = abandon_margin
         self.init_scale = init_scale
         self.init_scale_time = init_scale_time
+        self.precision = precision
         self.log_every = log_every
         self.random_state = random_state
 
