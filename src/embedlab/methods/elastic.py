@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from embedlab.kernels import neighbour as kernel_mod
+from embedlab.kernels import neighbour_fft
 from embedlab.methods.neighbour import InvalidAffinityError, validate_affinities
 from embedlab.optimize import DivergenceError, GradientDescent, minimize
 from embedlab.perplexity import squared_distances, symmetric_affinities
@@ -58,10 +59,20 @@ class ElasticCost:
     zero diagonal, no empty row, any total (checked by :func:`validate_affinities` after
     dividing by its sum). :meth:`with_lam` gives the same cost at another lambda (sharing
     v+ and v-; the homotopy's stages). The optimiser's exaggeration, if any, scales the
-    attraction as for the KL.
+    attraction as for the KL. ``repulsion="fft"`` (uniform v- only, at most 3 dimensions)
+    computes the repulsion by grid interpolation + FFT on the grid ``fft``
+    (:mod:`embedlab.kernels.neighbour_fft`).
     """
 
-    def __init__(self, V_plus, V_minus: np.ndarray | None, lam: float, n_space: int = 2):
+    def __init__(
+        self,
+        V_plus,
+        V_minus: np.ndarray | None,
+        lam: float,
+        n_space: int = 2,
+        repulsion: str = "exact",
+        fft: neighbour_fft.FFTSettings | None = None,
+    ):
         V = sp.csr_matrix(V_plus, dtype=np.float64)
         total = float(V.sum()) if V.nnz else 0.0
         if not (np.isfinite(total) and total > 0):
@@ -80,11 +91,20 @@ class ElasticCost:
         self.parts = kernel_mod.csr_parts(V)
         self.lam = float(lam)
         self.n_space = n_space
+        if repulsion not in neighbour_fft.REPULSION:
+            raise ValueError(f"unknown repulsion {repulsion!r}; expected {neighbour_fft.REPULSION}")
+        if repulsion == "fft":
+            neighbour_fft.check_supported(kernel_mod.SNE, n_space, V_minus)
+        self.repulsion = repulsion
+        self.fft = fft
 
     def __call__(self, Y: np.ndarray, exaggeration: float = 1.0) -> tuple[float, np.ndarray]:
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, V+ has {self.n}")
-        f = kernel_mod.pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.V_minus)
+        if self.repulsion == "fft":
+            f = neighbour_fft.fft_pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.fft)
+        else:
+            f = kernel_mod.pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.V_minus)
         scale = self.lam * np.exp(f.shift)
         with np.errstate(invalid="ignore", over="ignore"):  # reported just below
             cost = f.att_cost + scale * f.mass

@@ -27,10 +27,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from embedlab.kernels import neighbour as kernel_mod
+from embedlab.kernels import neighbour_fft
 from embedlab.optimize import DivergenceError, GradientDescent, OptimizeResult, minimize
 
 #: the optimiser's defaults (the SNEST paper's settings): the one home of the estimators' defaults
 PAPER = GradientDescent()
+#: the approximate repulsion's grid defaults (used only with ``repulsion="fft"``)
+FFT = neighbour_fft.FFTSettings()
 
 
 class InvalidAffinityError(ValueError):
@@ -112,13 +115,30 @@ class NeighbourKL:
     ``objective(Y, exaggeration=1.0) -> (KL(P || Q(Y)), gradient)``, where the gradient is
     that of the exaggerated objective -x sum p log w + log Z (attraction scaled by x); with
     x = 1 it is dKL/dY. ``P`` must already be valid (:func:`validate_affinities`).
+
+    ``repulsion``: "exact" (the O(n^2) pair loop, the default) or "fft" (the repulsion by grid
+    interpolation + FFT on the grid ``fft``, the attraction still exact:
+    :mod:`embedlab.kernels.neighbour_fft`; the same KL formula, with the approximate Z).
     """
 
-    def __init__(self, P: sp.csr_matrix, kernel: str, n_space: int):
+    def __init__(
+        self,
+        P: sp.csr_matrix,
+        kernel: str,
+        n_space: int,
+        repulsion: str = "exact",
+        fft: neighbour_fft.FFTSettings | None = None,
+    ):
         if kernel not in OUTPUT_KERNELS:
             raise ValueError(
                 f"unknown output kernel {kernel!r}; expected one of {list(OUTPUT_KERNELS)}"
             )
+        if repulsion not in neighbour_fft.REPULSION:
+            raise ValueError(
+                f"unknown repulsion {repulsion!r}; expected one of {neighbour_fft.REPULSION}"
+            )
+        self.repulsion = repulsion
+        self.fft = FFT if fft is None else fft
         self.kernel = OUTPUT_KERNELS[kernel]
         self.n_space = n_space
         self.n = P.shape[0]
@@ -129,6 +149,10 @@ class NeighbourKL:
     def fields(self, Y: np.ndarray) -> kernel_mod.PairFields:
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, P has {self.n}")
+        if self.repulsion == "fft":
+            return neighbour_fft.fft_pair_fields(
+                self.kernel.kernel_id, Y, self.n_space, self.parts, self.fft
+            )
         return kernel_mod.pair_fields(self.kernel.kernel_id, Y, self.n_space, self.parts)
 
     def cost(self, Y: np.ndarray) -> float:
@@ -175,6 +199,14 @@ class _NeighbourEmbedding(BaseEstimator):
             log_every=self.log_every,
         )
 
+    def _fft_settings(self) -> neighbour_fft.FFTSettings:
+        return neighbour_fft.FFTSettings(
+            n_interpolation_points=self.n_interpolation_points,
+            intervals_per_unit=self.intervals_per_unit,
+            min_grid_size=self.min_grid_size,
+            max_grid_points=FFT.max_grid_points,
+        )
+
     def _initial(self, n: int, n_space: int, n_time: int) -> np.ndarray:
         rng = np.random.default_rng(self.random_state)
         space = rng.normal(0.0, self.init_scale, size=(n, n_space))
@@ -188,8 +220,10 @@ class _NeighbourEmbedding(BaseEstimator):
         n_space, n_time = self._dims()
         if n_space < 1 or n_time < 0:
             raise ValueError(f"{type(self).__name__}: need >= 1 space and >= 0 time dimensions")
+        if self.repulsion == "fft":
+            neighbour_fft.check_supported(OUTPUT_KERNELS[self._kernel].kernel_id, n_space + n_time)
         Pv = validate_affinities(P)
-        objective = NeighbourKL(Pv, self._kernel, n_space)
+        objective = NeighbourKL(Pv, self._kernel, n_space, self.repulsion, self._fft_settings())
         Y0 = self._initial(Pv.shape[0], n_space, n_time)
         result: OptimizeResult = minimize(
             objective, Y0, n_space, self._settings(), reference_cost=reference_cost
@@ -224,6 +258,12 @@ _COMMON_DOC = """
     init_scale : standard deviation of the initial space coordinates.
     log_every : epochs between progress log lines (0: none).
     random_state : seed of the initialisation (numpy Generator).
+    repulsion : "exact" (default; the papers' tables) or "fft": the repulsion by grid
+        interpolation + FFT (:mod:`embedlab.kernels.neighbour_fft`; at most 3 output dimensions,
+        space + time), the attraction still exact.
+    n_interpolation_points, intervals_per_unit, min_grid_size : the FFT grid (p nodes per box;
+        boxes per unit of extent x kernel rate; boxes per dimension at least); only with
+        repulsion="fft".
 
     Attributes
     ----------
@@ -255,6 +295,10 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         init_scale=1e-4,
         log_every=0,
         random_state=None,
+        repulsion="exact",
+        n_interpolation_points=FFT.n_interpolation_points,
+        intervals_per_unit=FFT.intervals_per_unit,
+        min_grid_size=FFT.min_grid_size,
     ):
         self.n_components = n_components
         self.learning_rate = learning_rate
@@ -272,6 +316,10 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         self.init_scale = init_scale
         self.log_every = log_every
         self.random_state = random_state
+        self.repulsion = repulsion
+        self.n_interpolation_points = n_interpolation_points
+        self.intervals_per_unit = intervals_per_unit
+        self.min_grid_size = min_grid_size
 
     def _dims(self) -> tuple[int, int]:
         return int(self.n_components), 0
@@ -325,6 +373,10 @@ class SNEST(_NeighbourEmbedding):
         init_scale_time=1e-5,
         log_every=0,
         random_state=None,
+        repulsion="exact",
+        n_interpolation_points=FFT.n_interpolation_points,
+        intervals_per_unit=FFT.intervals_per_unit,
+        min_grid_size=FFT.min_grid_size,
     ):
         self.n_space = n_space
         self.n_time = n_time
@@ -345,6 +397,10 @@ class SNEST(_NeighbourEmbedding):
         self.init_scale_time = init_scale_time
         self.log_every = log_every
         self.random_state = random_state
+        self.repulsion = repulsion
+        self.n_interpolation_points = n_interpolation_points
+        self.intervals_per_unit = intervals_per_unit
+        self.min_grid_size = min_grid_size
 
     def _dims(self) -> tuple[int, int]:
         return int(self.n_space), int(self.n_time)

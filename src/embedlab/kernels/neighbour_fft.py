@@ -1,0 +1,223 @@
+"""Approximate neighbour-embedding fields: exact attraction, repulsion by grid interpolation + FFT.
+
+The same four sums as :func:`embedlab.kernels.neighbour.pair_fields` (C_att, A, M, R, with the
+same shift c and the same :class:`~embedlab.kernels.neighbour.PairFields`), for uniform
+repulsive weights (v_ij = 1):
+
+* the attraction C_att, A is exact, one pass over the non-zeros of P (O(nnz));
+* the repulsion is a sum of translation-invariant kernels of delta = y_i - y_j, computed by
+  :func:`embedlab.kernels.interpolation.kernel_sums` (FIt-SNE, Linderman et al. 2019) in
+  O(n p^d + L log L) on a grid over all d = ds + dt columns (d <= 3):
+
+      M   = sum_i phi_0(y_i) - n e^{-c},   K_0(delta) = w(a, b) e^{-c}
+      R_ik = phi_k(y_i),                    K_k(delta) = w e^{-c} alpha delta_k   (space k)
+                                            K_k(delta) = w e^{-c} beta  delta_k   (time k)
+
+  with a = ||delta_s||^2, b = ||delta_t||^2 and the kernel's w, alpha, beta of
+  :mod:`embedlab.kernels.neighbour` (the j = i term of phi_0 is w(0, 0) e^{-c} = e^{-c}; the
+  odd kernels K_k vanish at 0). Sampling the force kernels K_k directly, rather than
+  K_0 alpha with charges y_j and y_i sum_j - sum_j y_j, avoids the cancellation of two large
+  sums when the map is far from the origin or wide.
+
+For SNEST the kernel sampled on the grid is exp(b - c) / (1 + a) with today's shift
+c = b_max (:func:`~embedlab.kernels.neighbour.log_weight_bound`): every sampled value is <= 1
+(node offsets never exceed the points' extent), so nothing overflows however large the time
+extent is.
+
+Grid (:class:`FFTSettings`): along dimension k with extent E_k the kernel changes on the scale
+1 / rate_k, rate_k = 1 in space (1/(1 + a) and exp(-a) have O(1) derivatives) and
+max(1, 2 E_t) in time (d log exp(b) / dt = 2 dt, up to 2 E_t); it gets
+G_k = max(min_grid_size, ceil(intervals_per_unit E_k rate_k)) boxes of
+p = ``n_interpolation_points`` nodes. When the padded grid would exceed ``max_grid_points``
+(a map blown up far beyond the kernel's scale), or the approximate mass is not positive, the
+fields of that call are computed exactly (:func:`~embedlab.kernels.neighbour.pair_fields`)
+and :data:`FALLBACKS` counts it. Non-finite coordinates give a non-finite mass, as the exact
+kernel does, which the caller reports as divergence.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from embedlab.kernels import interpolation
+from embedlab.kernels import neighbour as exact
+from embedlab.kernels.neighbour import SNE, SNEST, TSNE, PairFields
+
+log = logging.getLogger(__name__)
+
+REPULSION = ("exact", "fft")
+SAMPLE_PARALLEL_FROM = 2**20  # sampled kernel values: below this, one thread
+FALLBACKS = {"grid": 0, "mass": 0}  # calls computed exactly instead (too large a grid, mass <= 0)
+
+
+@dataclass(frozen=True)
+class FFTSettings:
+    """Grid of the approximate repulsion (defaults: gradient error < 1e-3, benchmarks/README)."""
+
+    n_interpolation_points: int = 8  # p, nodes per box and dimension
+    intervals_per_unit: float = 1.0  # boxes per unit of extent x kernel rate
+    min_grid_size: int = 1  # boxes per dimension at least
+    max_grid_points: int = 2**24  # padded grid size above which a call falls back to exact
+
+    def __post_init__(self) -> None:
+        checks = {
+            "n_interpolation_points": 1 <= self.n_interpolation_points <= 16,
+            "intervals_per_unit": self.intervals_per_unit > 0,
+            "min_grid_size": self.min_grid_size >= 1,
+            "max_grid_points": self.max_grid_points >= 1,
+        }
+        for name, ok in checks.items():
+            if not ok:
+                raise ValueError(f"FFTSettings.{name} = {getattr(self, name)!r} is out of range")
+
+
+def check_supported(kernel: int, n_dims: int, rep_weights=None) -> None:
+    """Raise ValueError for what the FFT repulsion cannot do."""
+    if kernel not in (SNE, TSNE, SNEST):
+        raise ValueError(f"unknown kernel id {kernel!r}")
+    if not 1 <= n_dims <= interpolation.MAX_DIMS:
+        raise ValueError(
+            f"repulsion='fft' needs 1 to {interpolation.MAX_DIMS} output dimensions (space + "
+            f"time), got {n_dims}; use repulsion='exact'"
+        )
+    if rep_weights is not None:
+        raise ValueError(
+            "repulsion='fft' needs uniform repulsive weights (a translation-invariant kernel); "
+            "got a dense rep_weights matrix: use repulsion='exact'"
+        )
+
+
+def grid_boxes(kernel: int, Y: np.ndarray, n_space: int, settings: FFTSettings) -> np.ndarray:
+    """G_k of the module docstring for the (finite) embedding ``Y``."""
+    extent = Y.max(axis=0) - Y.min(axis=0)
+    rate = np.ones(Y.shape[1])
+    if kernel == SNEST:
+        rate[n_space:] = np.maximum(1.0, 2.0 * extent[n_space:])
+    wanted = np.ceil(settings.intervals_per_unit * extent * rate)
+    wanted = np.minimum(wanted, 2.0**40)  # keeps the int conversion of a blown-up map finite
+    return np.maximum(settings.min_grid_size, wanted).astype(np.int64)
+
+
+@njit(inline="always", fastmath=exact.FASTMATH)
+def _sample(kernel, off0, off1, off2, n_space, shift, out):
+    """out[:, i0, i1, i2] = K_0..K_d at the offset (off0[i0], off1[i1], off2[i2]) (unused
+    dimensions: a single offset 0), 0 where an offset is NaN; the kernel's own shifted
+    weight and derivatives (:mod:`embedlab.kernels.neighbour`)."""
+    d = out.shape[0] - 1
+    for i0 in prange(off0.shape[0]):
+        for i1 in range(off1.shape[0]):
+            for i2 in range(off2.shape[0]):
+                delta = (off0[i0], off1[i1], off2[i2])
+                a = 0.0
+                b = 0.0
+                for k in range(d):
+                    if k < n_space:
+                        a += delta[k] ** 2
+                    else:
+                        b += delta[k] ** 2
+                if math.isnan(a + b):
+                    for r in range(d + 1):
+                        out[r, i0, i1, i2] = 0.0
+                    continue
+                w = exact.shifted_weight(kernel, a, b, shift)
+                wa = w * exact.neg_dlog_weight_da(kernel, a, b)
+                wb = w * exact.neg_dlog_weight_db(kernel, a, b)
+                out[0, i0, i1, i2] = w
+                for k in range(d):
+                    out[1 + k, i0, i1, i2] = (wa if k < n_space else wb) * delta[k]
+
+
+@njit(parallel=True, cache=True, fastmath=exact.FASTMATH)
+def _sample_parallel(kernel, off0, off1, off2, n_space, shift, out):
+    _sample(kernel, off0, off1, off2, n_space, shift, out)
+
+
+@njit(cache=True, fastmath=exact.FASTMATH)
+def _sample_serial(kernel, off0, off1, off2, n_space, shift, out):
+    _sample(kernel, off0, off1, off2, n_space, shift, out)
+
+
+def sampled_kernels(kernel: int, n_space: int, shift: float):
+    """The function of the grid offsets giving K_0 (mass) and K_1..K_d (forces) of the
+    module docstring, shifted by c, 0 where an offset is unused (NaN)."""
+
+    def kernels(offsets: list[np.ndarray]) -> np.ndarray:
+        d = len(offsets)
+        lengths = [o.shape[0] for o in offsets]
+        padded = [*offsets, *[np.zeros(1)] * (3 - d)]
+        out = np.empty((d + 1, *lengths, *[1] * (3 - d)))
+        sample = _sample_parallel if out.size >= SAMPLE_PARALLEL_FROM else _sample_serial
+        sample(kernel, *padded, n_space, shift, out)
+        return out.reshape(d + 1, *lengths)
+
+    return kernels
+
+
+@njit(inline="always", fastmath=exact.FASTMATH)
+def _attraction(kernel, Y, n_space, indptr, indices, pvals):
+    """C_att and A over the non-zeros of P (exact); each row written by one thread, the cost
+    summed in row order (deterministic)."""
+    n, d = Y.shape
+    att = np.zeros((n, d))
+    cost_row = np.zeros(n)
+    for i in prange(n):
+        cost_row[i] = exact._attraction_row(kernel, i, Y, n_space, indptr, indices, pvals, att)
+    cost = 0.0
+    for i in range(n):
+        cost += cost_row[i]
+    return cost, att
+
+
+@njit(parallel=True, cache=True, fastmath=exact.FASTMATH)
+def _attraction_parallel(kernel, Y, n_space, indptr, indices, pvals):
+    return _attraction(kernel, Y, n_space, indptr, indices, pvals)
+
+
+@njit(cache=True, fastmath=exact.FASTMATH)
+def _attraction_serial(kernel, Y, n_space, indptr, indices, pvals):
+    return _attraction(kernel, Y, n_space, indptr, indices, pvals)
+
+
+def fft_pair_fields(
+    kernel: int,
+    Y: np.ndarray,
+    n_space: int,
+    P_parts: tuple[np.ndarray, np.ndarray, np.ndarray],
+    settings: FFTSettings | None = None,
+) -> PairFields:
+    """C_att, M, A, R of :func:`embedlab.kernels.neighbour.pair_fields` (uniform repulsive
+    weights) with the repulsion by interpolation + FFT (module docstring)."""
+    settings = FFTSettings() if settings is None else settings
+    Y = np.ascontiguousarray(Y, dtype=np.float64)
+    n, d = Y.shape
+    check_supported(kernel, d)
+    if not 0 <= n_space <= d:
+        raise ValueError(f"n_space={n_space} must lie in [0, {d}] for an embedding of {d} columns")
+    indptr, indices, pvals = P_parts
+    if indptr.shape[0] != n + 1:
+        raise ValueError(f"P has {indptr.shape[0] - 1} rows but the embedding has {n} points")
+    if not np.isfinite(Y).all():  # as the exact kernel: a non-finite mass, reported upstream
+        nan = np.full((n, d), np.nan)
+        return PairFields(math.nan, math.nan, math.nan, nan, nan.copy())
+    shift = exact.log_weight_bound(kernel, Y, n_space)
+    boxes = grid_boxes(kernel, Y, n_space, settings)
+    p = settings.n_interpolation_points
+    if interpolation.fft_points(boxes, p) > settings.max_grid_points:
+        FALLBACKS["grid"] += 1
+        log.info("fft repulsion: grid %s x %d nodes too large, exact fields", boxes.tolist(), p)
+        return exact.pair_fields(kernel, Y, n_space, P_parts)
+    grid = interpolation.make_grid(Y, boxes, p)
+    phi = interpolation.kernel_sums(Y, grid, sampled_kernels(kernel, n_space, shift))
+    mass = float(phi[:, 0].sum() - n * math.exp(-shift))
+    if not mass > 0:
+        FALLBACKS["mass"] += 1
+        log.info("fft repulsion: approximate mass %r not positive, exact fields", mass)
+        return exact.pair_fields(kernel, Y, n_space, P_parts)
+    attraction = _attraction_parallel if n >= interpolation.PARALLEL_FROM else _attraction_serial
+    att_cost, att = attraction(kernel, Y, n_space, indptr, indices, pvals)
+    return PairFields(float(att_cost), mass, shift, att, np.ascontiguousarray(phi[:, 1:]))

@@ -1,0 +1,199 @@
+"""The FFT-accelerated repulsion (grid interpolation + FFT) against the exact kernel: the fields
+and Z for every kernel at n = 2000 (random and clustered maps, a SNEST time extent where
+exp(dt^2) would overflow unshifted), convergence under grid refinement, an optimiser run,
+the fallback to exact, and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from embedlab.kernels import interpolation
+from embedlab.kernels import neighbour as K
+from embedlab.kernels import neighbour_fft as F
+from embedlab.methods.elastic import ElasticCost
+from embedlab.methods.neighbour import SNE, SNEST, TSNE, NeighbourKL, validate_affinities
+from embedlab.optimize import DivergenceError
+from embedlab.perplexity import squared_distances, symmetric_affinities
+from tests.helpers import random_P
+
+N = 2000
+GRAD_TOL = 1e-3  # relative L2 error of R / M, the repulsive gradient term (benchmarks/README)
+Z_TOL = 1e-4  # relative error of Z = M e^c
+
+# (kernel, n_space, n_time, space radius): real maps' extents (t-SNE ~ +-30 at n = 2000; SNE
+# maps are compact); SNEST R^{2,1} on a compact map, as its 3-D grid grows as the extent^2
+CASES = [("tsne", 1, 0, 30.0), ("tsne", 2, 0, 30.0), ("sne", 2, 0, 6.0), ("snest", 1, 1, 30.0),
+         ("snest", 2, 1, 3.0)]
+
+
+@pytest.fixture(scope="module")
+def P_parts():
+    return K.csr_parts(random_P(N, seed=5, density=0.004))
+
+
+def make_map(kind: str, n_space: int, n_time: int, radius: float, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    d = n_space + n_time
+    scale = np.r_[np.full(n_space, radius), np.full(n_time, 0.5)]
+    if kind == "random":
+        return rng.normal(size=(N, d)) * scale / 2.5
+    centres = rng.uniform(-1, 1, size=(10, d)) * scale
+    return centres[rng.integers(0, 10, N)] + rng.normal(size=(N, d)) * scale / 15
+
+
+def errors(kernel: int, Y, n_space: int, parts, settings=None) -> tuple[float, float]:
+    """(relative error of Z, relative L2 error of R / M) of the FFT fields against exact."""
+    exact = K.pair_fields(kernel, Y, n_space, parts)
+    approx = F.fft_pair_fields(kernel, Y, n_space, parts, settings)
+    z_err = abs(np.expm1(np.log(approx.mass) + approx.shift - np.log(exact.mass) - exact.shift))
+    rep = exact.rep / exact.mass
+    rep_err = np.linalg.norm(approx.rep / approx.mass - rep) / np.linalg.norm(rep)
+    return float(z_err), float(rep_err)
+
+
+@pytest.mark.parametrize("kind", ["random", "clustered"])
+@pytest.mark.parametrize("kernel,n_space,n_time,radius", CASES)
+def test_fft_fields_match_exact(P_parts, kernel, n_space, n_time, radius, kind):
+    Y = make_map(kind, n_space, n_time, radius, seed=n_space + 3 * n_time)
+    kid = K.KERNEL_IDS[kernel]
+    before = dict(F.FALLBACKS)
+    z_err, rep_err = errors(kid, Y, n_space, P_parts)
+    assert F.FALLBACKS == before  # the grid was used, not the exact fallback
+    assert z_err < Z_TOL and rep_err < GRAD_TOL, (z_err, rep_err)
+    exact = K.pair_fields(kid, Y, n_space, P_parts)
+    approx = F.fft_pair_fields(kid, Y, n_space, P_parts)
+    # the attraction is the exact one, and so is the shift
+    assert approx.shift == exact.shift
+    np.testing.assert_allclose(approx.att, exact.att, rtol=1e-12, atol=1e-15)
+    assert approx.att_cost == pytest.approx(exact.att_cost, rel=1e-12)
+
+
+def test_snest_large_time_extent_is_shifted(P_parts):
+    """|t| ~ 15 apart by 30: exp(dt^2) overflows (dt^2 > 709) without the shift c = b_max;
+    every sampled kernel value is <= 1 and the fields match exact."""
+    rng = np.random.default_rng(11)
+    t = np.where(rng.random(N) < 0.5, -15.0, 15.0) + rng.normal(size=N) * 0.3
+    Y = np.column_stack([rng.normal(size=N) * 1.5, t])
+    assert np.ptp(t) ** 2 > 709
+    shift = K.log_weight_bound(K.SNEST, Y, 1)
+    grid = interpolation.make_grid(Y, F.grid_boxes(K.SNEST, Y, 1, F.FFTSettings()), 8)
+    with np.errstate(over="raise", invalid="raise"):
+        sampled = F.sampled_kernels(K.SNEST, 1, shift)(interpolation.circular_offsets(grid))
+        z_err, rep_err = errors(K.SNEST, Y, 1, P_parts)
+    assert np.isfinite(sampled).all() and sampled[0].max() <= 1.0
+    assert z_err < Z_TOL and rep_err < GRAD_TOL, (z_err, rep_err)
+
+
+@pytest.mark.parametrize("kernel,n_space", [("tsne", 1), ("sne", 2), ("snest", 1)])
+def test_refining_the_grid_reduces_the_error(P_parts, kernel, n_space):
+    n_time = 1 if kernel == "snest" else 0
+    Y = make_map("clustered", n_space, n_time, 30.0 if kernel != "sne" else 6.0, seed=2)
+    kid = K.KERNEL_IDS[kernel]
+
+    def rep_error(p, per_unit):
+        settings = F.FFTSettings(n_interpolation_points=p, intervals_per_unit=per_unit,
+                                 min_grid_size=2)
+        return errors(kid, Y, n_space, P_parts, settings)[1]
+
+    smaller_boxes = [rep_error(5, per_unit) for per_unit in (0.5, 1.0, 2.0)]
+    more_nodes = [rep_error(p, 1.0) for p in (3, 5, 7)]
+    assert smaller_boxes[0] > 4 * smaller_boxes[1] > 16 * smaller_boxes[2], smaller_boxes
+    assert more_nodes[0] > 4 * more_nodes[1] > 16 * more_nodes[2], more_nodes
+
+
+def test_kernel_sums_against_a_direct_sum():
+    """The interpolation module on its own: sum_j 1 / (1 + |y_i - y_j|^2) in 1-3 dimensions."""
+    rng = np.random.default_rng(0)
+    for d in (1, 2, 3):
+        Y = rng.normal(size=(300, d)) * 1.5
+        direct = (1.0 / (1.0 + ((Y[:, None] - Y[None]) ** 2).sum(-1))).sum(1)
+
+        def cauchy(offsets, d=d):
+            grids = np.meshgrid(*[np.nan_to_num(o) for o in offsets], indexing="ij")
+            return (1.0 / (1.0 + sum(g**2 for g in grids)))[None]
+
+        grid = interpolation.make_grid(Y, [10] * d, 6)
+        phi = interpolation.kernel_sums(Y, grid, cauchy)[:, 0]
+        np.testing.assert_allclose(phi, direct, rtol=1e-3)
+
+
+@pytest.fixture(scope="module")
+def clustered_P():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 10))[rng.integers(0, 6, 500)] * 5 + rng.normal(size=(500, 10))
+    return symmetric_affinities(squared_distances(X), 20.0)
+
+
+@pytest.mark.parametrize("cls,kwargs", [(TSNE, {}), (SNE, {"learning_rate": 10.0}),
+                                        (SNEST, {"n_space": 1, "learning_rate_time": 0.05})])
+def test_fft_optimiser_reaches_the_exact_kl(clustered_P, cls, kwargs):
+    """Same estimator, seed and schedule, repulsion exact vs fft: the final maps' exact KL
+    agree within 1 % (the runs part ways slowly, as any two runs of a non-convex problem)."""
+    settings = dict(max_iter=300, min_iter=300, random_state=0, **kwargs)
+    settings.setdefault("learning_rate", 50.0)
+    exact_run = cls(**settings).fit(clustered_P)
+    fft_run = cls(repulsion="fft", **settings).fit(clustered_P)
+    objective = NeighbourKL(validate_affinities(clustered_P), cls._kernel, fft_run.n_space_)
+    kl_exact = objective.cost(exact_run.embedding_)
+    kl_fft = objective.cost(fft_run.embedding_)
+    assert kl_exact == exact_run.kl_divergence_
+    assert abs(kl_fft / kl_exact - 1) < 0.01, (kl_fft, kl_exact)
+    assert fft_run.kl_divergence_ == pytest.approx(kl_fft, rel=1e-4)  # its own Z is close
+
+
+def test_exact_stays_the_default_and_unchanged():
+    P = random_P(300, seed=1)
+    Y = make_map("random", 2, 0, 10.0, seed=0)[:300]
+    default = NeighbourKL(P, "tsne", 2)
+    assert default.repulsion == "exact" and TSNE().repulsion == "exact"
+    kl, grad = default(Y)
+    f = K.pair_fields(K.TSNE, Y, 2, K.csr_parts(P))
+    assert kl == default.entropy_term + f.att_cost + np.log(f.mass) + f.shift
+    assert np.array_equal(grad, 4.0 * (f.att - f.rep / f.mass))
+
+
+def test_too_large_a_grid_falls_back_to_exact(P_parts):
+    Y = make_map("random", 2, 0, 30.0, seed=0)
+    before = F.FALLBACKS["grid"]
+    approx = F.fft_pair_fields(K.TSNE, Y, 2, P_parts, F.FFTSettings(max_grid_points=1000))
+    exact = K.pair_fields(K.TSNE, Y, 2, P_parts)
+    assert F.FALLBACKS["grid"] == before + 1
+    assert approx.mass == exact.mass and np.array_equal(approx.rep, exact.rep)
+
+
+def test_elastic_embedding_uniform_weights():
+    V = random_P(400, seed=2)
+    Y = make_map("clustered", 2, 0, 6.0, seed=1)[:400]
+    exact = ElasticCost(V, None, lam=1e-3)
+    approx = ElasticCost(V, None, lam=1e-3, repulsion="fft")
+    (e, g), (ea, ga) = exact(Y), approx(Y)
+    assert ea == pytest.approx(e, rel=1e-6)
+    assert np.linalg.norm(ga - g) < 1e-3 * np.linalg.norm(g)
+    with pytest.raises(ValueError, match="uniform repulsive weights"):
+        ElasticCost(V, np.ones((400, 400)), lam=1e-3, repulsion="fft")
+
+
+def test_unsupported_combinations_are_refused(clustered_P):
+    with pytest.raises(ValueError, match="1 to 3 output dimensions"):
+        TSNE(n_components=4, repulsion="fft", max_iter=1).fit(clustered_P)
+    with pytest.raises(ValueError, match="1 to 3 output dimensions"):
+        SNEST(n_space=3, n_time=1, repulsion="fft", max_iter=1).fit(clustered_P)
+    with pytest.raises(ValueError, match="unknown repulsion"):
+        NeighbourKL(validate_affinities(clustered_P), "tsne", 2, repulsion="barnes-hut")
+    with pytest.raises(ValueError, match="out of range"):
+        F.FFTSettings(n_interpolation_points=0)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_coordinates_are_reported_never_a_nan_map(bad):
+    P = validate_affinities(random_P(200, seed=4))
+    Y = make_map("random", 2, 0, 10.0, seed=0)[:200]
+    Y[7, 1] = bad
+    fields = F.fft_pair_fields(K.TSNE, Y, 2, K.csr_parts(P))
+    assert not np.isfinite(fields.mass)
+    with pytest.raises(DivergenceError, match="not finite"):
+        NeighbourKL(P, "tsne", 2, repulsion="fft")(Y)
+    # an optimiser step that blows up is reported as divergence, not returned as a NaN map
+    with pytest.raises(DivergenceError):
+        TSNE(repulsion="fft", learning_rate=1e300, max_iter=50, random_state=0).fit(P)
