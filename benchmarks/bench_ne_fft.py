@@ -31,11 +31,11 @@ import argparse  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
+from bench_ne_kernel import random_affinities  # noqa: E402  (this folder is on sys.path)
 
 from embedlab.kernels import interpolation  # noqa: E402
 from embedlab.kernels import neighbour_fft as nfft  # noqa: E402
-from embedlab.methods.neighbour import NeighbourKL, validate_affinities  # noqa: E402
+from embedlab.methods.neighbour import NeighbourKL  # noqa: E402
 
 # (label, kernel, n_space, n_time, space-scale factor)
 CASES = [
@@ -47,15 +47,6 @@ CASES = [
 ]
 SWEEP = [(3, 1.0), (5, 1.0), (7, 0.5), (7, 1.0), (7, 2.0), (8, 1.0), (9, 1.0)]
 TIME_STD = 0.5
-
-
-def knn_affinities(n: int, degree: int, rng: np.random.Generator) -> sp.csr_matrix:
-    """A symmetric sparse P with about 2 * degree neighbours per row, summing to 1."""
-    rows = np.repeat(np.arange(n), degree)
-    cols = (rows + rng.integers(1, n, size=rows.size)) % n
-    W = sp.csr_matrix((rng.uniform(0.1, 1.0, rows.size), (rows, cols)), shape=(n, n))
-    W = W + W.T
-    return validate_affinities(W / W.sum())
 
 
 def make_map(kind: str, n: int, n_space: int, n_time: int, factor: float, rng) -> np.ndarray:
@@ -98,7 +89,7 @@ def main() -> None:
           f"{'grid':>9s} {'Z':>8s} {'rep':>8s} {'grad':>8s} {'exact s':>8s} {'fft s':>8s}")
     for n in args.n:
         rng = np.random.default_rng(args.seed + n)
-        P = knn_affinities(n, 15, rng)
+        P = random_affinities(n, 15, rng)
         for label, kernel, n_space, n_time, factor in CASES:
             if label not in args.cases:
                 continue

@@ -128,8 +128,10 @@ def clustered_P():
 @pytest.mark.parametrize("cls,kwargs", [(TSNE, {}), (SNE, {"learning_rate": 10.0}),
                                         (SNEST, {"n_space": 1, "learning_rate_time": 0.05})])
 def test_fft_optimiser_reaches_the_exact_kl(clustered_P, cls, kwargs):
-    """Same estimator, seed and schedule, repulsion exact vs fft: the final maps' exact KL
-    agree within 1 % (the runs part ways slowly, as any two runs of a non-convex problem)."""
+    """Same estimator, seed and schedule, repulsion exact vs fft: the fft run's final map has
+    an exact KL at most 1 % above the exact run's. The runs part ways slowly, as any two runs
+    of a non-convex problem, and either may end lower: on three seeds of this kind of data
+    (t-SNE, 300 and 600 epochs) fft / exact - 1 was -0.30 %, +0.07 % and -0.93 %."""
     settings = dict(max_iter=300, min_iter=300, random_state=0, **kwargs)
     settings.setdefault("learning_rate", 50.0)
     exact_run = cls(**settings).fit(clustered_P)
@@ -138,7 +140,7 @@ def test_fft_optimiser_reaches_the_exact_kl(clustered_P, cls, kwargs):
     kl_exact = objective.cost(exact_run.embedding_)
     kl_fft = objective.cost(fft_run.embedding_)
     assert kl_exact == exact_run.kl_divergence_
-    assert abs(kl_fft / kl_exact - 1) < 0.01, (kl_fft, kl_exact)
+    assert -0.03 < kl_fft / kl_exact - 1 < 0.01, (kl_fft, kl_exact)
     assert fft_run.kl_divergence_ == pytest.approx(kl_fft, rel=1e-4)  # its own Z is close
 
 
