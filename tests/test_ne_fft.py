@@ -181,6 +181,11 @@ def test_unsupported_combinations_are_refused(clustered_P):
         TSNE(n_components=4, repulsion="fft", max_iter=1).fit(clustered_P)
     with pytest.raises(ValueError, match="1 to 3 output dimensions"):
         SNEST(n_space=3, n_time=1, repulsion="fft", max_iter=1).fit(clustered_P)
+    with pytest.raises(ValueError, match="at most one time dimension"):
+        # two time columns: b_max = sum of both squared extents is realised by no pair
+        SNEST(n_space=1, n_time=2, repulsion="fft", max_iter=1).fit(clustered_P)
+    with pytest.raises(ValueError, match="at most one time dimension"):
+        F.fft_pair_fields(K.SNEST, np.zeros((3, 3)), 1, K.csr_parts(random_P(3, seed=0)))
     with pytest.raises(ValueError, match="unknown repulsion"):
         NeighbourKL(validate_affinities(clustered_P), "tsne", 2, repulsion="barnes-hut")
     with pytest.raises(ValueError, match="out of range"):

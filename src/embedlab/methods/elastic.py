@@ -94,7 +94,7 @@ class ElasticCost:
         if repulsion not in neighbour_fft.REPULSION:
             raise ValueError(f"unknown repulsion {repulsion!r}; expected {neighbour_fft.REPULSION}")
         if repulsion == "fft":
-            neighbour_fft.check_supported(kernel_mod.SNE, n_space, V_minus)
+            neighbour_fft.check_supported(kernel_mod.SNE, n_space, 0, V_minus)
         self.repulsion = repulsion
         self.fft = fft
 

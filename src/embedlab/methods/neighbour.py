@@ -221,7 +221,7 @@ class _NeighbourEmbedding(BaseEstimator):
         if n_space < 1 or n_time < 0:
             raise ValueError(f"{type(self).__name__}: need >= 1 space and >= 0 time dimensions")
         if self.repulsion == "fft":
-            neighbour_fft.check_supported(OUTPUT_KERNELS[self._kernel].kernel_id, n_space + n_time)
+            neighbour_fft.check_supported(OUTPUT_KERNELS[self._kernel].kernel_id, n_space, n_time)
         Pv = validate_affinities(P)
         objective = NeighbourKL(Pv, self._kernel, n_space, self.repulsion, self._fft_settings())
         Y0 = self._initial(Pv.shape[0], n_space, n_time)
@@ -260,7 +260,7 @@ _COMMON_DOC = """
     random_state : seed of the initialisation (numpy Generator).
     repulsion : "exact" (default; the papers' tables) or "fft": the repulsion by grid
         interpolation + FFT (:mod:`embedlab.kernels.neighbour_fft`; at most 3 output dimensions,
-        space + time), the attraction still exact.
+        space + time, and one time dimension), the attraction still exact.
     n_interpolation_points, intervals_per_unit, min_grid_size : the FFT grid (p nodes per box;
         boxes per unit of extent x kernel rate; boxes per dimension at least); only with
         repulsion="fft".
