@@ -11,7 +11,7 @@ import pytest
 from embedlab.kernels import interpolation
 from embedlab.kernels import neighbour as K
 from embedlab.kernels import neighbour_fft as F
-from embedlab.methods.elastic import ElasticCost
+from embedlab.methods.elastic import ElasticCost, ElasticEmbedding
 from embedlab.methods.neighbour import SNE, SNEST, TSNE, NeighbourKL, validate_affinities
 from embedlab.optimize import DivergenceError
 from embedlab.perplexity import squared_distances, symmetric_affinities
@@ -174,6 +174,19 @@ def test_elastic_embedding_uniform_weights():
     assert np.linalg.norm(ga - g) < 1e-3 * np.linalg.norm(g)
     with pytest.raises(ValueError, match="uniform repulsive weights"):
         ElasticCost(V, np.ones((400, 400)), lam=1e-3, repulsion="fft")
+    assert exact.with_repulsion("fft")(Y)[0] == ea and exact.repulsion == "exact"
+
+
+def test_elastic_embedding_estimator_with_fft_repulsion():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4, 5))[rng.integers(0, 4, 300)] * 4 + rng.normal(size=(300, 5))
+    settings = dict(lam=1e-3, perplexity=20.0, negative_weights="uniform", max_iter=200,
+                    min_iter=200)
+    exact = ElasticEmbedding(**settings).fit(X)
+    approx = ElasticEmbedding(repulsion="fft", **settings).fit(X)
+    assert approx.cost_ == pytest.approx(exact.cost_, rel=1e-3)
+    with pytest.raises(ValueError, match="uniform repulsive weights"):
+        ElasticEmbedding(lam=1.0, negative_weights="distance", repulsion="fft").fit(X)
 
 
 def test_unsupported_combinations_are_refused(clustered_P):
