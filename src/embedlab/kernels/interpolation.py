@@ -97,10 +97,12 @@ def make_grid(Y: np.ndarray, n_boxes, n_nodes_per_box: int) -> Grid:
 
 @njit(inline="always")
 def _lagrange_weights(Y, lower, width, n_boxes, p):
-    """(box index (n, d), weights L_m(u) (n, d, p)) of every point along every dimension."""
+    """(box index (n, d), weights L_m(u) (n, d, p), their derivatives d L_m(u) / dy =
+    L'_m(u) / h (n, d, p)) of every point along every dimension."""
     n, d = Y.shape
     boxes = np.empty((n, d), dtype=np.int64)
     weights = np.empty((n, d, p))
+    slopes = np.empty((n, d, p))
     nodes = (np.arange(p) + 0.5) / p
     denominators = np.ones(p)
     for m in range(p):
@@ -115,11 +117,14 @@ def _lagrange_weights(Y, lower, width, n_boxes, p):
             boxes[i, k] = b
             for m in range(p):
                 value = 1.0
+                slope = 0.0  # d/du prod_{l != m} (u - u_l), by the product rule
                 for ell in range(p):
                     if ell != m:
+                        slope = slope * (u - nodes[ell]) + value
                         value *= u - nodes[ell]
                 weights[i, k, m] = value / denominators[m]
-    return boxes, weights
+                slopes[i, k, m] = slope / (denominators[m] * width[k])
+    return boxes, weights, slopes
 
 
 @njit(parallel=True, cache=True)
@@ -159,27 +164,40 @@ def _spread(boxes, weights, strides, p, size):
 
 
 @njit(inline="always")
-def _gather(boxes, weights, strides, p, values):
-    """phi_r(y_i) = sum_x W_i(x) f_r(x) for every point i and potential r (values: r x size)."""
+def _gather(boxes, weights, slopes, strides, p, values):
+    """phi_r(y_i) = sum_x W_i(x) f_r(x) and its gradient sum_x grad W_i(x) f_r(x) for every
+    point i and potential r (values: r x size; out: n x r x (1 + d), value then gradient)."""
     n, d = boxes.shape
     r = values.shape[0]
-    out = np.zeros((n, r))
+    out = np.zeros((n, r, 1 + d))
     for i in prange(n):
+        digits = np.empty(d, dtype=np.int64)  # m_k of the node, per thread
         for t in range(p**d):
             index, weight = _node(boxes, weights, strides, p, i, t)
+            rest = t
+            for k in range(d - 1, -1, -1):
+                digits[k] = rest % p
+                rest //= p
             for q in range(r):
-                out[i, q] += weight * values[q, index]
+                out[i, q, 0] += weight * values[q, index]
+            for k in range(d):  # d W / dy_k: the k-th factor replaced by its slope
+                partial = slopes[i, k, digits[k]]
+                for j in range(d):
+                    if j != k:
+                        partial *= weights[i, j, digits[j]]
+                for q in range(r):
+                    out[i, q, 1 + k] += partial * values[q, index]
     return out
 
 
 @njit(parallel=True, cache=True)
-def _gather_parallel(boxes, weights, strides, p, values):
-    return _gather(boxes, weights, strides, p, values)
+def _gather_parallel(boxes, weights, slopes, strides, p, values):
+    return _gather(boxes, weights, slopes, strides, p, values)
 
 
 @njit(cache=True)
-def _gather_serial(boxes, weights, strides, p, values):
-    return _gather(boxes, weights, strides, p, values)
+def _gather_serial(boxes, weights, slopes, strides, p, values):
+    return _gather(boxes, weights, slopes, strides, p, values)
 
 
 def circular_offsets(grid: Grid) -> list[np.ndarray]:
@@ -200,7 +218,10 @@ def kernel_sums(
     kernels: Callable[[list[np.ndarray]], np.ndarray],
     workers: int = -1,
 ) -> np.ndarray:
-    """phi_r(y_i) = sum_j K_r(y_i - y_j) (j = i included), n x r, by interpolation on ``grid``.
+    """phi_r(y_i) = sum_j K_r(y_i - y_j) (j = i included) and its gradient in y_i, by
+    interpolation on ``grid``: n x r x (1 + d), [:, r, 0] the value, [:, r, 1 + k] the
+    derivative along k of the interpolant (sum_x dW_i(x)/dy_ik f_r(x); its error is one power
+    of h above the value's).
 
     ``kernels(offsets)`` returns the r kernels sampled on the grid of the offsets of
     :func:`circular_offsets` (one 1-D array per dimension, NaN where unused): an
@@ -215,7 +236,7 @@ def kernel_sums(
     strides = np.array([int(np.prod(shape[k + 1 :])) for k in range(d)], dtype=np.int64)
     parallel = Y.shape[0] >= PARALLEL_FROM
     lagrange = _lagrange_weights_parallel if parallel else _lagrange_weights_serial
-    boxes, weights = lagrange(Y, grid.lower, grid.box_width, grid.n_boxes, p)
+    boxes, weights, slopes = lagrange(Y, grid.lower, grid.box_width, grid.n_boxes, p)
     charges = _spread(boxes, weights, strides, p, int(np.prod(shape))).reshape(shape)
     sampled = kernels(circular_offsets(grid))
     axes = tuple(range(1, d + 1))
@@ -227,4 +248,5 @@ def kernel_sums(
     convolved = scipy.fft.irfftn(spectrum, s=length, axes=axes, workers=workers)
     convolved = convolved[(slice(None), *(slice(0, n) for n in shape))]
     values = np.ascontiguousarray(convolved.reshape(convolved.shape[0], -1))
-    return (_gather_parallel if parallel else _gather_serial)(boxes, weights, strides, p, values)
+    gather = _gather_parallel if parallel else _gather_serial
+    return gather(boxes, weights, slopes, strides, p, values)

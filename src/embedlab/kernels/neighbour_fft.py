@@ -5,19 +5,24 @@ same shift c and the same :class:`~embedlab.kernels.neighbour.PairFields`), for 
 repulsive weights (v_ij = 1):
 
 * the attraction C_att, A is exact, one pass over the non-zeros of P (O(nnz));
-* the repulsion is a sum of translation-invariant kernels of delta = y_i - y_j, computed by
-  :func:`embedlab.kernels.interpolation.kernel_sums` (FIt-SNE, Linderman et al. 2019) in
-  O(n p^d + L log L) on a grid over all d = ds + dt columns (d <= 3):
+* the repulsion is one sum of a translation-invariant kernel of delta = y_i - y_j,
+  K_0(delta) = w(a, b) e^{-c} (a = ||delta_s||^2, b = ||delta_t||^2), and its gradient,
+  computed by :func:`embedlab.kernels.interpolation.kernel_sums` (FIt-SNE, Linderman et al.
+  2019) in O(n p^d + L log L) on a grid over all d = ds + dt columns (d <= 3):
 
-      M   = sum_i phi_0(y_i) - n e^{-c},   K_0(delta) = w(a, b) e^{-c}
-      R_ik = phi_k(y_i),                    K_k(delta) = w e^{-c} alpha delta_k   (space k)
-                                            K_k(delta) = w e^{-c} beta  delta_k   (time k)
+      phi_0(y) = sum_j K_0(y - y_j),     M = sum_i phi_0(y_i) - n e^{-c},
+      R_i = -(1/2) grad phi_0(y_i).
 
-  with a = ||delta_s||^2, b = ||delta_t||^2 and the kernel's w, alpha, beta of
-  :mod:`embedlab.kernels.neighbour` (the j = i term of phi_0 is w(0, 0) e^{-c} = e^{-c}; the
-  odd kernels K_k vanish at 0). Sampling the force kernels K_k directly, rather than
-  K_0 alpha with charges y_j and y_i sum_j - sum_j y_j, avoids the cancellation of two large
-  sums when the map is far from the origin or wide.
+  The force needs no kernel of its own: the pair direction of
+  :mod:`embedlab.kernels.neighbour` is D_ij = (alpha delta_s, beta delta_t) with
+  alpha = -d log w / da, beta = -d log w / db and da / d delta_s = 2 delta_s, so
+  w D_ij = -(1/2) grad_delta w, and R_i = sum_j w_ij e^{-c} D_ij = -(1/2) grad phi_0(y_i) (the
+  j = i term, w(0, 0) e^{-c} = e^{-c}, is flat at delta = 0 and is subtracted from M). The
+  gradient is that of the interpolant (the derivatives of the Lagrange weights, see
+  :mod:`embedlab.kernels.interpolation`), one power of h less accurate than the value, hence
+  p = 10 by default; in exchange one kernel and one charge grid are transformed, 3 FFTs per
+  call whatever d (sampling the d force kernels w alpha delta_k instead took 2 d + 3, and for
+  the same error at p = 8 ran 1.5-1.7x slower in 2-D, benchmarks/README.md).
 
 For SNEST the kernel sampled on the grid is exp(b - c) / (1 + a) with today's shift
 c = b_max (:func:`~embedlab.kernels.neighbour.log_weight_bound`): every sampled value is <= 1
@@ -69,10 +74,11 @@ MASS_FLOOR = 1e-200  # an approximate shifted mass below this: exact fields (and
 class FFTSettings:
     """Grid of the approximate repulsion (defaults: gradient error < 1e-3, benchmarks/README)."""
 
-    n_interpolation_points: int = 8  # p, nodes per box and dimension
+    n_interpolation_points: int = 10  # p, nodes per box and dimension
     intervals_per_unit: float = 1.0  # boxes per unit of extent x kernel rate
     min_grid_size: int = 1  # boxes per dimension at least
-    max_grid_points: int = 2**24  # padded grid size above which a call falls back to exact
+    max_grid_points: int = 2**25  # padded grid points (~40 bytes each at the peak) beyond
+    # which a call falls back to exact
 
     def __post_init__(self) -> None:
         checks = {
@@ -124,31 +130,24 @@ def grid_boxes(kernel: int, Y: np.ndarray, n_space: int, settings: FFTSettings) 
 
 @njit(inline="always", fastmath=exact.FASTMATH)
 def _sample(kernel, off0, off1, off2, n_space, shift, out):
-    """out[:, i0, i1, i2] = K_0..K_d at the offset (off0[i0], off1[i1], off2[i2]) (unused
-    dimensions: a single offset 0), 0 where an offset is NaN; the kernel's own shifted
-    weight and derivatives (:mod:`embedlab.kernels.neighbour`)."""
-    d = out.shape[0] - 1
+    """out[i0, i1, i2] = w e^{-c} at the offset (off0[i0], off1[i1], off2[i2]) (unused
+    dimensions: a single offset 0), 0 where an offset is NaN; the kernel's own shifted weight
+    (:func:`embedlab.kernels.neighbour.shifted_weight`)."""
     for i0 in prange(off0.shape[0]):
         for i1 in range(off1.shape[0]):
             for i2 in range(off2.shape[0]):
                 delta = (off0[i0], off1[i1], off2[i2])
                 a = 0.0
                 b = 0.0
-                for k in range(d):
+                for k in range(3):
                     if k < n_space:
                         a += delta[k] ** 2
                     else:
                         b += delta[k] ** 2
                 if math.isnan(a + b):
-                    for r in range(d + 1):
-                        out[r, i0, i1, i2] = 0.0
-                    continue
-                w = exact.shifted_weight(kernel, a, b, shift)
-                wa = w * exact.neg_dlog_weight_da(kernel, a, b)
-                wb = w * exact.neg_dlog_weight_db(kernel, a, b)
-                out[0, i0, i1, i2] = w
-                for k in range(d):
-                    out[1 + k, i0, i1, i2] = (wa if k < n_space else wb) * delta[k]
+                    out[i0, i1, i2] = 0.0
+                else:
+                    out[i0, i1, i2] = exact.shifted_weight(kernel, a, b, shift)
 
 
 @njit(parallel=True, cache=True, fastmath=exact.FASTMATH)
@@ -161,20 +160,20 @@ def _sample_serial(kernel, off0, off1, off2, n_space, shift, out):
     _sample(kernel, off0, off1, off2, n_space, shift, out)
 
 
-def sampled_kernels(kernel: int, n_space: int, shift: float):
-    """The function of the grid offsets giving K_0 (mass) and K_1..K_d (forces) of the
-    module docstring, shifted by c, 0 where an offset is unused (NaN)."""
+def sampled_kernel(kernel: int, n_space: int, shift: float):
+    """The function of the grid offsets giving K_0 = w e^{-c} (module docstring) as a
+    1 x L_1 x .. x L_d array, 0 where an offset is unused (NaN)."""
 
-    def kernels(offsets: list[np.ndarray]) -> np.ndarray:
+    def sample(offsets: list[np.ndarray]) -> np.ndarray:
         d = len(offsets)
         lengths = [o.shape[0] for o in offsets]
-        padded = [*offsets, *[np.zeros(1)] * (3 - d)]
-        out = np.empty((d + 1, *lengths, *[1] * (3 - d)))
-        sample = _sample_parallel if out.size >= SAMPLE_PARALLEL_FROM else _sample_serial
-        sample(kernel, *padded, n_space, shift, out)
-        return out.reshape(d + 1, *lengths)
+        padded = [*offsets, *[np.zeros(1)] * (3 - d)]  # a padded dimension has offset 0
+        out = np.empty([*lengths, *[1] * (3 - d)])
+        entry = _sample_parallel if out.size >= SAMPLE_PARALLEL_FROM else _sample_serial
+        entry(kernel, *padded, n_space, shift, out)
+        return out.reshape(1, *lengths)
 
-    return kernels
+    return sample
 
 
 @njit(inline="always", fastmath=exact.FASTMATH)
@@ -231,7 +230,7 @@ def fft_pair_fields(
         log.info("fft repulsion: grid %s x %d nodes too large, exact fields", boxes.tolist(), p)
         return exact.pair_fields(kernel, Y, n_space, P_parts)
     grid = interpolation.make_grid(Y, boxes, p)
-    phi = interpolation.kernel_sums(Y, grid, sampled_kernels(kernel, n_space, shift))
+    phi = interpolation.kernel_sums(Y, grid, sampled_kernel(kernel, n_space, shift))[:, 0, :]
     mass = float(phi[:, 0].sum() - n * math.exp(-shift))
     if not mass > MASS_FLOOR:
         FALLBACKS["mass"] += 1
@@ -239,4 +238,5 @@ def fft_pair_fields(
         return exact.pair_fields(kernel, Y, n_space, P_parts)
     attraction = _attraction_parallel if n >= interpolation.PARALLEL_FROM else _attraction_serial
     att_cost, att = attraction(kernel, Y, n_space, indptr, indices, pvals)
-    return PairFields(float(att_cost), mass, shift, att, np.ascontiguousarray(phi[:, 1:]))
+    rep = -0.5 * phi[:, 1:]  # R_i = -(1/2) grad phi_0(y_i)
+    return PairFields(float(att_cost), mass, shift, att, np.ascontiguousarray(rep))
