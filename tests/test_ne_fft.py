@@ -12,8 +12,8 @@ from embedlab.kernels import interpolation
 from embedlab.kernels import neighbour as K
 from embedlab.kernels import neighbour_fft as F
 from embedlab.methods.elastic import ElasticCost, ElasticEmbedding
-from embedlab.methods.neighbour import SNE, SNEST, TSNE, NeighbourKL, validate_affinities
-from embedlab.optimize import DivergenceError
+from embedlab.methods.neighbour import SNEST, TSNE, NeighbourKL, validate_affinities
+from embedlab.optimize import DivergenceError, GradientDescent, minimize
 from embedlab.perplexity import squared_distances, symmetric_affinities
 from tests.helpers import random_P
 
@@ -133,23 +133,47 @@ def clustered_P():
     return symmetric_affinities(squared_distances(X), 20.0)
 
 
-@pytest.mark.parametrize("cls,kwargs", [(TSNE, {}), (SNE, {"learning_rate": 10.0}),
-                                        (SNEST, {"n_space": 1, "learning_rate_time": 0.05})])
-def test_fft_optimiser_reaches_the_exact_kl(clustered_P, cls, kwargs):
-    """Same estimator, seed and schedule, repulsion exact vs fft: the fft run's final map has
-    an exact KL at most 1 % above the exact run's. The runs part ways slowly, as any two runs
-    of a non-convex problem, and either may end lower: on three seeds of this kind of data
-    (t-SNE, 300 and 600 epochs) fft / exact - 1 was -0.30 %, +0.07 % and -0.93 %."""
-    settings = dict(max_iter=300, min_iter=300, random_state=0, **kwargs)
-    settings.setdefault("learning_rate", 50.0)
+@pytest.mark.parametrize("kernel,n_space,n_time", [("tsne", 2, 0), ("sne", 2, 0), ("snest", 1, 1)])
+def test_fft_optimiser_continues_an_exact_run_to_the_same_kl(clustered_P, kernel, n_space,
+                                                             n_time):
+    """From one state (250 exact epochs, the exaggeration over), 150 more epochs of the same
+    optimiser with the exact and with the fft repulsion end at exact KLs within 0.1 %
+    (measured on three datasets of this kind: |fft / exact - 1| <= 1.5e-4)."""
+    P = validate_affinities(clustered_P)
+    rate = 10.0 if kernel == "sne" else 50.0
+    Y0 = np.random.default_rng(0).normal(0.0, 1e-4, size=(P.shape[0], n_space + n_time))
+    first = GradientDescent(learning_rate=rate, learning_rate_time=0.05, max_iter=250,
+                            min_iter=250, log_every=0)
+    exact = NeighbourKL(P, kernel, n_space)
+    Y1 = minimize(exact, Y0, n_space, first).Y
+    then = GradientDescent(learning_rate=rate, learning_rate_time=0.05, max_iter=150,
+                           min_iter=150, exaggeration_epochs=0, momentum=(0.8,),
+                           momentum_epochs=(), log_every=0)
+    kl_exact = exact.cost(minimize(exact, Y1, n_space, then).Y)
+    approx = NeighbourKL(P, kernel, n_space, repulsion="fft")
+    kl_fft = exact.cost(minimize(approx, Y1, n_space, then).Y)
+    assert kl_exact < exact.cost(Y1)
+    assert abs(kl_fft / kl_exact - 1) < 1e-3, (kl_fft, kl_exact)
+
+
+@pytest.mark.parametrize("cls,kwargs", [(TSNE, {}), (SNEST, {"n_space": 1})])
+def test_fft_estimator_reaches_a_comparable_kl(clustered_P, cls, kwargs):
+    """The estimators end to end, repulsion exact vs fft from the same random start: the
+    runs part ways slowly, as any two runs of a non-convex problem, and either may end lower
+    (t-SNE, 300 / 600 epochs, three datasets of this kind: fft / exact - 1 from -0.8 % to
+    +1.8 %), so the bound here is 3 %; the estimator reports its own (approximate) KL."""
+    settings = dict(max_iter=300, min_iter=300, random_state=0, learning_rate=50.0,
+                    learning_rate_time=0.05, **kwargs)
+    if cls is TSNE:
+        del settings["learning_rate_time"]
     exact_run = cls(**settings).fit(clustered_P)
     fft_run = cls(repulsion="fft", **settings).fit(clustered_P)
     objective = NeighbourKL(validate_affinities(clustered_P), cls._kernel, fft_run.n_space_)
     kl_exact = objective.cost(exact_run.embedding_)
     kl_fft = objective.cost(fft_run.embedding_)
     assert kl_exact == exact_run.kl_divergence_
-    assert -0.03 < kl_fft / kl_exact - 1 < 0.01, (kl_fft, kl_exact)
-    assert fft_run.kl_divergence_ == pytest.approx(kl_fft, rel=1e-4)  # its own Z is close
+    assert abs(kl_fft / kl_exact - 1) < 0.03, (kl_fft, kl_exact)
+    assert fft_run.kl_divergence_ == pytest.approx(kl_fft, rel=1e-4)
 
 
 def test_exact_stays_the_default_and_unchanged():
