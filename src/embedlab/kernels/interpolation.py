@@ -1,11 +1,12 @@
 """Sums of a translation-invariant kernel over all points, by grid interpolation and FFT.
 
 For n points y_1..y_n in R^d (d <= 3), unit charges and r kernels K_1..K_r (smooth,
-translation-invariant: K(y_i, y_j) = K(y_i - y_j)), this module computes the potentials
+translation-invariant: K(y_i, y_j) = K(y_i - y_j)), this module computes the potentials and
+their gradients
 
-    phi_r(y_i) = sum_j K_r(y_i - y_j)        (the term j = i included)
+    phi_r(y_i) = sum_j K_r(y_i - y_j)        (the term j = i included),   grad phi_r(y_i)
 
-in O(n p^d r + r L log L) instead of O(n^2 r), after Linderman, Rachh, Hoskins, Steinerberger
+in O(n p^d d r + r L log L) instead of O(n^2 r), after Linderman, Rachh, Hoskins, Steinerberger
 and Kluger, "Fast interpolation-based t-SNE for improved visualization of single-cell RNA-seq
 data", Nature Methods 16, 243-245 (2019) (FIt-SNE):
 
@@ -21,7 +22,10 @@ data", Nature Methods 16, 243-245 (2019) (FIt-SNE):
       phi(y_i) ~= sum_x W_i(x) sum_x' K(x - x') sum_j W_j(x') = gather(K * spread(1)).
   The error of one interpolation is at most max |d^p K / dy^p| h^p / p! x max_u prod_m
   |u - u_m| per dimension: it falls as h^p, so refining the grid (smaller boxes) or more
-  nodes per box (larger p) reduces it.
+  nodes per box (larger p) reduces it, as long as the boxes are not wider than the scale on
+  which K varies (equispaced interpolation of high order diverges in wide boxes, Runge).
+  The gradient is that of the interpolant, grad phi(y_i) ~= sum_x grad W_i(x) f(x) with
+  d L_m / dy = L'_m(u) / h: one power of h less accurate.
 * Convolution. The node values are K at node differences (x - x')_k = Delta_k l_k with
   |l_k| < N_k: a d-dimensional Toeplitz product. Zero padding each dimension to a length
   L_k >= 2 N_k - 1 (scipy.fft.next_fast_len) embeds it in a circulant one, whose product is
@@ -30,7 +34,9 @@ data", Nature Methods 16, 243-245 (2019) (FIt-SNE):
 
 Spreading is one serial pass in point order (no two threads add to the same node, and the
 sum has a fixed order: deterministic); the weights and the gathering are parallel over
-points, each writing only its own row. Everything is float64.
+points from ``PARALLEL_FROM`` points, each writing only its own row, and scipy's FFT gives the
+same bits on any number of workers (checked on 1 and 2): the result does not depend on the
+thread count. Everything is float64.
 
 The kernels are given as a function of the offsets (one 1-D array per dimension, in
 coordinate units), so the caller decides what is sampled (the neighbour
