@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from embedlab.kernels import neighbour as kernel_mod
+from embedlab.kernels import neighbour_fft
 from embedlab.methods.neighbour import InvalidAffinityError, validate_affinities
 from embedlab.optimize import DivergenceError, GradientDescent, minimize
 from embedlab.perplexity import squared_distances, symmetric_affinities
@@ -58,10 +59,20 @@ class ElasticCost:
     zero diagonal, no empty row, any total (checked by :func:`validate_affinities` after
     dividing by its sum). :meth:`with_lam` gives the same cost at another lambda (sharing
     v+ and v-; the homotopy's stages). The optimiser's exaggeration, if any, scales the
-    attraction as for the KL.
+    attraction as for the KL. ``repulsion="fft"`` (uniform v- only, at most 3 dimensions)
+    computes the repulsion by grid interpolation + FFT on the grid ``fft``
+    (:mod:`embedlab.kernels.neighbour_fft`).
     """
 
-    def __init__(self, V_plus, V_minus: np.ndarray | None, lam: float, n_space: int = 2):
+    def __init__(
+        self,
+        V_plus,
+        V_minus: np.ndarray | None,
+        lam: float,
+        n_space: int = 2,
+        repulsion: str = "exact",
+        fft: neighbour_fft.FFTSettings | None = None,
+    ):
         V = sp.csr_matrix(V_plus, dtype=np.float64)
         total = float(V.sum()) if V.nnz else 0.0
         if not (np.isfinite(total) and total > 0):
@@ -80,11 +91,15 @@ class ElasticCost:
         self.parts = kernel_mod.csr_parts(V)
         self.lam = float(lam)
         self.n_space = n_space
+        self._set_repulsion(repulsion, fft)
 
     def __call__(self, Y: np.ndarray, exaggeration: float = 1.0) -> tuple[float, np.ndarray]:
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, V+ has {self.n}")
-        f = kernel_mod.pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.V_minus)
+        if self.repulsion == "fft":
+            f = neighbour_fft.fft_pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.fft)
+        else:
+            f = kernel_mod.pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.V_minus)
         scale = self.lam * np.exp(f.shift)
         with np.errstate(invalid="ignore", over="ignore"):  # reported just below
             cost = f.att_cost + scale * f.mass
@@ -104,6 +119,21 @@ class ElasticCost:
         other = copy.copy(self)
         other.lam = float(lam)
         return other
+
+    def with_repulsion(
+        self, repulsion: str, fft: neighbour_fft.FFTSettings | None = None
+    ) -> ElasticCost:
+        """The same v+ and v- with the repulsion computed as ``repulsion`` ("exact" or "fft")."""
+        other = copy.copy(self)
+        other._set_repulsion(repulsion, fft)
+        return other
+
+    def _set_repulsion(self, repulsion: str, fft: neighbour_fft.FFTSettings | None) -> None:
+        if repulsion not in neighbour_fft.REPULSION:
+            raise ValueError(f"unknown repulsion {repulsion!r}; expected {neighbour_fft.REPULSION}")
+        if repulsion == "fft":
+            neighbour_fft.check_supported(kernel_mod.SNE, self.n_space, 0, self.V_minus)
+        self.repulsion, self.fft = repulsion, fft
 
 
 def elastic_costs(
@@ -168,6 +198,8 @@ class ElasticEmbedding(BaseEstimator):
     homotopy, homotopy_start, homotopy_steps, stage_iter, first_stage_iter : see module doc.
     init : "spca" (scaled PCA, sd 1e-4) or "random" (normal, sd 1e-4, from random_state).
     log_every : epochs between progress lines. random_state : seed (only used by "random").
+    repulsion : "exact" (default) or "fft" (uniform negative weights only: the repulsion by
+        grid interpolation + FFT, :mod:`embedlab.kernels.neighbour_fft`, default grid).
 
     Attributes
     ----------
@@ -198,6 +230,7 @@ class ElasticEmbedding(BaseEstimator):
         init="spca",
         log_every=0,
         random_state=None,
+        repulsion="exact",
     ):
         self.lam = lam
         self.perplexity = perplexity
@@ -218,6 +251,7 @@ class ElasticEmbedding(BaseEstimator):
         self.init = init
         self.log_every = log_every
         self.random_state = random_state
+        self.repulsion = repulsion
 
     def lambdas(self) -> np.ndarray:
         """The lambda of each stage: [lam] without a homotopy, else the schedule's."""
@@ -262,7 +296,8 @@ class ElasticEmbedding(BaseEstimator):
             raise ValueError(
                 f"negative_weights={self.negative_weights!r}; expected one of {NEGATIVE_WEIGHTS}"
             )
-        return elastic_costs(X, self.perplexity, self.lam, self.n_components)[self.negative_weights]
+        cost = elastic_costs(X, self.perplexity, self.lam, self.n_components)[self.negative_weights]
+        return cost.with_repulsion(self.repulsion)
 
     def fit(self, X, y=None, objective: ElasticCost | None = None):
         """Embed the rows of X. ``objective``: a prebuilt :meth:`objective` of the same X,

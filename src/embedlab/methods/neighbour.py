@@ -28,10 +28,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from embedlab.kernels import neighbour as kernel_mod
+from embedlab.kernels import neighbour_fft
 from embedlab.optimize import DivergenceError, GradientDescent, OptimizeResult, minimize
 
 #: the optimiser's defaults (the SNEST paper's settings): the one home of the estimators' defaults
 PAPER = GradientDescent()
+#: the approximate repulsion's grid defaults (used only with ``repulsion="fft"``)
+FFT = neighbour_fft.FFTSettings()
 
 
 class InvalidAffinityError(ValueError):
@@ -131,9 +134,21 @@ class NeighbourKL:
     at rate 10 never met the tolerance and, 3000 epochs after its minimum, drifted away from
     it on float32's rounding). ``float64_from``: the calls made before the switch (None while
     in float32, e.g. for a whole fit that never stalls; 0 for a float64 objective).
+    ``repulsion``: "exact" (the O(n^2) pair loop, the default) or "fft" (the repulsion by grid
+    interpolation + FFT on the grid ``fft``, the attraction still exact:
+    :mod:`embedlab.kernels.neighbour_fft`; the same KL formula, with the approximate Z;
+    float64 only).
     """
 
-    def __init__(self, P: sp.csr_matrix, kernel: str, n_space: int, precision: str = "float64"):
+    def __init__(
+        self,
+        P: sp.csr_matrix,
+        kernel: str,
+        n_space: int,
+        precision: str = "float64",
+        repulsion: str = "exact",
+        fft: neighbour_fft.FFTSettings | None = None,
+    ):
         if kernel not in OUTPUT_KERNELS:
             raise ValueError(
                 f"unknown output kernel {kernel!r}; expected one of {list(OUTPUT_KERNELS)}"
@@ -142,6 +157,14 @@ class NeighbourKL:
             raise ValueError(
                 f"precision must be one of {list(kernel_mod.PRECISIONS)}, got {precision!r}"
             )
+        if repulsion not in neighbour_fft.REPULSION:
+            raise ValueError(
+                f"unknown repulsion {repulsion!r}; expected one of {neighbour_fft.REPULSION}"
+            )
+        self.repulsion = repulsion
+        self.fft = FFT if fft is None else fft
+        if repulsion == "fft" and precision != "float64":
+            raise ValueError("repulsion='fft' computes in float64; precision must be float64")
         self.kernel = OUTPUT_KERNELS[kernel]
         self.n_space = n_space
         self.precision = precision
@@ -156,6 +179,10 @@ class NeighbourKL:
     def fields(self, Y: np.ndarray) -> kernel_mod.PairFields:
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, P has {self.n}")
+        if self.repulsion == "fft":
+            return neighbour_fft.fft_pair_fields(
+                self.kernel.kernel_id, Y, self.n_space, self.parts, self.fft
+            )
         precision = self.precision if self.float64_from is None else "float64"
         return kernel_mod.pair_fields(
             self.kernel.kernel_id, Y, self.n_space, self.parts, precision=precision
@@ -211,6 +238,14 @@ class _NeighbourEmbedding(BaseEstimator):
             log_every=self.log_every,
         )
 
+    def _fft_settings(self) -> neighbour_fft.FFTSettings:
+        return neighbour_fft.FFTSettings(
+            n_interpolation_points=self.n_interpolation_points,
+            intervals_per_unit=self.intervals_per_unit,
+            min_grid_size=self.min_grid_size,
+            max_grid_points=FFT.max_grid_points,
+        )
+
     def _initial(self, n: int, n_space: int, n_time: int) -> np.ndarray:
         rng = np.random.default_rng(self.random_state)
         space = rng.normal(0.0, self.init_scale, size=(n, n_space))
@@ -224,8 +259,12 @@ class _NeighbourEmbedding(BaseEstimator):
         n_space, n_time = self._dims()
         if n_space < 1 or n_time < 0:
             raise ValueError(f"{type(self).__name__}: need >= 1 space and >= 0 time dimensions")
+        if self.repulsion == "fft":
+            neighbour_fft.check_supported(OUTPUT_KERNELS[self._kernel].kernel_id, n_space, n_time)
         Pv = validate_affinities(P)
-        objective = NeighbourKL(Pv, self._kernel, n_space, self.precision)
+        objective = NeighbourKL(
+            Pv, self._kernel, n_space, self.precision, self.repulsion, self._fft_settings()
+        )
         Y0 = self._initial(Pv.shape[0], n_space, n_time)
         result: OptimizeResult = minimize(
             objective, Y0, n_space, self._settings(), reference_cost=reference_cost
@@ -264,6 +303,12 @@ _COMMON_DOC = """
         gradient stay float64.
     log_every : epochs between progress log lines (0: none).
     random_state : seed of the initialisation (numpy Generator).
+    repulsion : "exact" (default; the papers' tables) or "fft": the repulsion by grid
+        interpolation + FFT (:mod:`embedlab.kernels.neighbour_fft`; at most 3 output dimensions,
+        space + time, and one time dimension), the attraction still exact.
+    n_interpolation_points, intervals_per_unit, min_grid_size : the FFT grid (p nodes per box;
+        boxes per unit of extent x kernel rate; boxes per dimension at least); only with
+        repulsion="fft".
 
     Attributes
     ----------
@@ -297,6 +342,10 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         precision="float64",
         log_every=0,
         random_state=None,
+        repulsion="exact",
+        n_interpolation_points=FFT.n_interpolation_points,
+        intervals_per_unit=FFT.intervals_per_unit,
+        min_grid_size=FFT.min_grid_size,
     ):
         self.n_components = n_components
         self.learning_rate = learning_rate
@@ -315,6 +364,10 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         self.precision = precision
         self.log_every = log_every
         self.random_state = random_state
+        self.repulsion = repulsion
+        self.n_interpolation_points = n_interpolation_points
+        self.intervals_per_unit = intervals_per_unit
+        self.min_grid_size = min_grid_size
 
     def _dims(self) -> tuple[int, int]:
         return int(self.n_components), 0
@@ -369,6 +422,10 @@ class SNEST(_NeighbourEmbedding):
         precision="float64",
         log_every=0,
         random_state=None,
+        repulsion="exact",
+        n_interpolation_points=FFT.n_interpolation_points,
+        intervals_per_unit=FFT.intervals_per_unit,
+        min_grid_size=FFT.min_grid_size,
     ):
         self.n_space = n_space
         self.n_time = n_time
@@ -390,6 +447,10 @@ class SNEST(_NeighbourEmbedding):
         self.precision = precision
         self.log_every = log_every
         self.random_state = random_state
+        self.repulsion = repulsion
+        self.n_interpolation_points = n_interpolation_points
+        self.intervals_per_unit = intervals_per_unit
+        self.min_grid_size = min_grid_size
 
     def _dims(self) -> tuple[int, int]:
         return int(self.n_space), int(self.n_time)

@@ -1,0 +1,258 @@
+"""Sums of a translation-invariant kernel over all points, by grid interpolation and FFT.
+
+For n points y_1..y_n in R^d (d <= 3), unit charges and r kernels K_1..K_r (smooth,
+translation-invariant: K(y_i, y_j) = K(y_i - y_j)), this module computes the potentials and
+their gradients
+
+    phi_r(y_i) = sum_j K_r(y_i - y_j)        (the term j = i included),   grad phi_r(y_i)
+
+in O(n p^d d r + r L log L) instead of O(n^2 r), after Linderman, Rachh, Hoskins, Steinerberger
+and Kluger, "Fast interpolation-based t-SNE for improved visualization of single-cell RNA-seq
+data", Nature Methods 16, 243-245 (2019) (FIt-SNE):
+
+* Grid. Along dimension k the points lie in [lo_k, lo_k + E_k], cut into G_k boxes of width
+  h_k = E_k / G_k. Each box carries p interpolation nodes at the centres of p equal
+  sub-intervals, x = lo_k + h_k (b + (m + 1/2) / p), m = 0..p-1, so the N_k = G_k p nodes of
+  the dimension are equispaced with step Delta_k = h_k / p (across box boundaries too).
+* Interpolation. A point in box b with local coordinate u = (y - lo) / h - b in [0, 1] has the
+  Lagrange weights on the nodes u_m = (m + 1/2) / p of its box,
+      L_m(u) = prod_{l != m} (u - u_l) / (u_m - u_l),
+  and in d dimensions the tensor products W_i(x) = prod_k L_{m_k}(u_ik) on the p^d nodes x
+  of its box. Interpolating y -> K(x - y) and x -> K(x - y) on these nodes gives
+      phi(y_i) ~= sum_x W_i(x) sum_x' K(x - x') sum_j W_j(x') = gather(K * spread(1)).
+  The error of one interpolation is at most max |d^p K / dy^p| h^p / p! x max_u prod_m
+  |u - u_m| per dimension: it falls as h^p, so refining the grid (smaller boxes) or more
+  nodes per box (larger p) reduces it, as long as the boxes are not wider than the scale on
+  which K varies (equispaced interpolation of high order diverges in wide boxes, Runge).
+  The gradient is that of the interpolant, grad phi(y_i) ~= sum_x grad W_i(x) f(x) with
+  d L_m / dy = L'_m(u) / h: one power of h less accurate.
+* Convolution. The node values are K at node differences (x - x')_k = Delta_k l_k with
+  |l_k| < N_k: a d-dimensional Toeplitz product. Zero padding each dimension to a length
+  L_k >= 2 N_k - 1 (scipy.fft.next_fast_len) embeds it in a circulant one, whose product is
+  irfftn(rfftn(spread) rfftn(K~)) with K~ the kernel at the circular offsets l_k (index
+  l_k mod L_k; the unused middle indices hold 0). ``scipy.fft`` runs it on all cores.
+
+Spreading is one serial pass in point order (no two threads add to the same node, and the
+sum has a fixed order: deterministic); the weights and the gathering are parallel over
+points from ``PARALLEL_FROM`` points, each writing only its own row, and scipy's FFT gives the
+same bits on any number of workers (checked on 1 and 2): the result does not depend on the
+thread count. Everything is float64.
+
+The kernels are given as a function of the offsets (one 1-D array per dimension, in
+coordinate units), so the caller decides what is sampled (the neighbour
+kernels: :mod:`embedlab.kernels.neighbour_fft`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.fft
+from numba import njit, prange
+
+MAX_DIMS = 3  # a d-D grid has (G p)^d nodes: beyond 3 dimensions it costs more than it saves
+# points: below this the O(n p^d) passes run on one thread (a parallel region's start-up,
+# tens of ms on a loaded machine, costs more than the pass itself)
+PARALLEL_FROM = 16384
+
+
+@dataclass(frozen=True)
+class Grid:
+    """G_k boxes of width h_k from lo_k along each dimension, p nodes per box."""
+
+    lower: np.ndarray  # lo_k, (d,)
+    box_width: np.ndarray  # h_k, (d,)
+    n_boxes: np.ndarray  # G_k, (d,) int64
+    n_nodes_per_box: int  # p
+
+    @property
+    def n_nodes(self) -> tuple[int, ...]:
+        """N_k = G_k p nodes per dimension."""
+        return tuple(int(g) * self.n_nodes_per_box for g in self.n_boxes)
+
+    @property
+    def node_step(self) -> np.ndarray:
+        """Delta_k = h_k / p."""
+        return self.box_width / self.n_nodes_per_box
+
+    @property
+    def fft_shape(self) -> tuple[int, ...]:
+        """L_k >= 2 N_k - 1, a fast length for scipy.fft."""
+        return tuple(scipy.fft.next_fast_len(2 * n - 1, real=True) for n in self.n_nodes)
+
+
+def fft_points(n_boxes, n_nodes_per_box: int) -> int:
+    """prod_k (2 N_k - 1): the size of one padded grid for these box counts (its memory and
+    FFT cost), before rounding each L_k up to a fast length."""
+    # Python integers: a blown-up map's box counts must not wrap around in int64
+    return math.prod(2 * int(g) * n_nodes_per_box - 1 for g in n_boxes)
+
+
+def make_grid(Y: np.ndarray, n_boxes, n_nodes_per_box: int) -> Grid:
+    """The grid spanning the points ``Y`` (n x d, finite) with ``n_boxes[k]`` boxes along k.
+    A dimension where all points coincide gets boxes of width 1 (any width is exact there)."""
+    lower = Y.min(axis=0)
+    extent = Y.max(axis=0) - lower
+    n_boxes = np.asarray(n_boxes, dtype=np.int64)
+    width = np.where(extent > 0, extent / n_boxes, 1.0)
+    return Grid(lower, width, n_boxes, int(n_nodes_per_box))
+
+
+@njit(inline="always")
+def _lagrange_weights(Y, lower, width, n_boxes, p):
+    """(box index (n, d), weights L_m(u) (n, d, p), their derivatives d L_m(u) / dy =
+    L'_m(u) / h (n, d, p)) of every point along every dimension."""
+    n, d = Y.shape
+    boxes = np.empty((n, d), dtype=np.int64)
+    weights = np.empty((n, d, p))
+    slopes = np.empty((n, d, p))
+    nodes = (np.arange(p) + 0.5) / p
+    denominators = np.ones(p)
+    for m in range(p):
+        for ell in range(p):
+            if ell != m:
+                denominators[m] *= nodes[m] - nodes[ell]
+    for i in prange(n):
+        for k in range(d):
+            x = (Y[i, k] - lower[k]) / width[k]
+            b = min(max(int(math.floor(x)), 0), n_boxes[k] - 1)
+            u = x - b
+            boxes[i, k] = b
+            for m in range(p):
+                value = 1.0
+                slope = 0.0  # d/du prod_{l != m} (u - u_l), by the product rule
+                for ell in range(p):
+                    if ell != m:
+                        slope = slope * (u - nodes[ell]) + value
+                        value *= u - nodes[ell]
+                weights[i, k, m] = value / denominators[m]
+                slopes[i, k, m] = slope / (denominators[m] * width[k])
+    return boxes, weights, slopes
+
+
+@njit(parallel=True, cache=True)
+def _lagrange_weights_parallel(Y, lower, width, n_boxes, p):
+    return _lagrange_weights(Y, lower, width, n_boxes, p)
+
+
+@njit(cache=True)
+def _lagrange_weights_serial(Y, lower, width, n_boxes, p):
+    return _lagrange_weights(Y, lower, width, n_boxes, p)
+
+
+@njit(inline="always")
+def _node(boxes, weights, strides, p, i, t):
+    """The t-th of the p^d nodes of point i's box: (flat node index, tensor weight)."""
+    d = boxes.shape[1]
+    index = 0
+    weight = 1.0
+    for k in range(d - 1, -1, -1):
+        m = t % p
+        t //= p
+        index += (boxes[i, k] * p + m) * strides[k]
+        weight *= weights[i, k, m]
+    return index, weight
+
+
+@njit(cache=True)
+def _spread(boxes, weights, strides, p, size):
+    """g(x) = sum_i W_i(x) (unit charges): serial, in point order (a fixed sum order)."""
+    n, d = boxes.shape
+    grid = np.zeros(size)
+    for i in range(n):
+        for t in range(p**d):
+            index, weight = _node(boxes, weights, strides, p, i, t)
+            grid[index] += weight
+    return grid
+
+
+@njit(inline="always")
+def _gather(boxes, weights, slopes, strides, p, values):
+    """phi_r(y_i) = sum_x W_i(x) f_r(x) and its gradient sum_x grad W_i(x) f_r(x) for every
+    point i and potential r (values: r x size; out: n x r x (1 + d), value then gradient)."""
+    n, d = boxes.shape
+    r = values.shape[0]
+    out = np.zeros((n, r, 1 + d))
+    for i in prange(n):
+        digits = np.empty(d, dtype=np.int64)  # m_k of the node, per thread
+        for t in range(p**d):
+            index, weight = _node(boxes, weights, strides, p, i, t)
+            rest = t
+            for k in range(d - 1, -1, -1):
+                digits[k] = rest % p
+                rest //= p
+            for q in range(r):
+                out[i, q, 0] += weight * values[q, index]
+            for k in range(d):  # d W / dy_k: the k-th factor replaced by its slope
+                partial = slopes[i, k, digits[k]]
+                for j in range(d):
+                    if j != k:
+                        partial *= weights[i, j, digits[j]]
+                for q in range(r):
+                    out[i, q, 1 + k] += partial * values[q, index]
+    return out
+
+
+@njit(parallel=True, cache=True)
+def _gather_parallel(boxes, weights, slopes, strides, p, values):
+    return _gather(boxes, weights, slopes, strides, p, values)
+
+
+@njit(cache=True)
+def _gather_serial(boxes, weights, slopes, strides, p, values):
+    return _gather(boxes, weights, slopes, strides, p, values)
+
+
+def circular_offsets(grid: Grid) -> list[np.ndarray]:
+    """Per dimension k, the offset Delta_k l_k at circular index 0..L_k-1 (l_k = index for
+    index < N_k, index - L_k for index > L_k - N_k) and NaN at the unused middle indices."""
+    offsets = []
+    for n_nodes, length, step in zip(grid.n_nodes, grid.fft_shape, grid.node_step, strict=True):
+        index = np.arange(length)
+        lag = np.where(index < n_nodes, index, index - length).astype(np.float64)
+        lag[(index >= n_nodes) & (index <= length - n_nodes)] = np.nan
+        offsets.append(lag * step)
+    return offsets
+
+
+def kernel_sums(
+    Y: np.ndarray,
+    grid: Grid,
+    kernels: Callable[[list[np.ndarray]], np.ndarray],
+    workers: int = -1,
+) -> np.ndarray:
+    """phi_r(y_i) = sum_j K_r(y_i - y_j) (j = i included) and its gradient in y_i, by
+    interpolation on ``grid``: n x r x (1 + d), [:, r, 0] the value, [:, r, 1 + k] the
+    derivative along k of the interpolant (sum_x dW_i(x)/dy_ik f_r(x); its error is one power
+    of h above the value's).
+
+    ``kernels(offsets)`` returns the r kernels sampled on the grid of the offsets of
+    :func:`circular_offsets` (one 1-D array per dimension, NaN where unused): an
+    r x L_1 x .. x L_d array, which must hold 0 (or any finite value) where an offset is NaN.
+    """
+    Y = np.ascontiguousarray(Y, dtype=np.float64)
+    d = Y.shape[1]
+    if not 1 <= d <= MAX_DIMS:
+        raise ValueError(f"grid interpolation needs 1 to {MAX_DIMS} dimensions, got {d}")
+    p = grid.n_nodes_per_box
+    shape = grid.n_nodes
+    strides = np.array([int(np.prod(shape[k + 1 :])) for k in range(d)], dtype=np.int64)
+    parallel = Y.shape[0] >= PARALLEL_FROM
+    lagrange = _lagrange_weights_parallel if parallel else _lagrange_weights_serial
+    boxes, weights, slopes = lagrange(Y, grid.lower, grid.box_width, grid.n_boxes, p)
+    charges = _spread(boxes, weights, strides, p, int(np.prod(shape))).reshape(shape)
+    sampled = kernels(circular_offsets(grid))
+    axes = tuple(range(1, d + 1))
+    length = grid.fft_shape
+    spectrum = scipy.fft.rfftn(charges, s=length, workers=workers)
+    if sampled.shape[1:] != length:
+        raise ValueError(f"kernels gave shape {sampled.shape[1:]}, expected {length}")
+    spectrum = scipy.fft.rfftn(sampled, axes=axes, workers=workers) * spectrum
+    convolved = scipy.fft.irfftn(spectrum, s=length, axes=axes, workers=workers)
+    convolved = convolved[(slice(None), *(slice(0, n) for n in shape))]
+    values = np.ascontiguousarray(convolved.reshape(convolved.shape[0], -1))
+    gather = _gather_parallel if parallel else _gather_serial
+    return gather(boxes, weights, slopes, strides, p, values)
