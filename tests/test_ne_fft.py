@@ -126,6 +126,52 @@ def test_kernel_sums_against_a_direct_sum():
         assert error < 1e-2, (d, error)
 
 
+def test_pruned_transforms_match_rfftn():
+    """The axis-by-axis forward and inverse transforms of kernel_sums against scipy's full
+    rfftn / irfftn on the same padded lengths, in 1-3 dimensions."""
+    import scipy.fft
+
+    rng = np.random.default_rng(3)
+    for shape, length in [((7,), (15,)), ((5, 6), (9, 12)), ((3, 4, 5), (6, 8, 10))]:
+        charges = rng.random(shape)
+        full = scipy.fft.rfftn(charges, s=length)
+        np.testing.assert_allclose(interpolation._forward(charges, length, 1), full, atol=1e-12)
+        spectrum = rng.random((2, *full.shape)) * full
+        axes = tuple(range(1, len(length) + 1))
+        inverse = scipy.fft.irfftn(spectrum, s=length, axes=axes)
+        inverse = inverse[(slice(None), *(slice(0, n) for n in shape))]
+        np.testing.assert_allclose(interpolation._inverse(spectrum, length, shape, 1), inverse,
+                                   atol=1e-12)
+
+
+def test_kept_kernel_spectrum_gives_the_same_bits(P_parts):
+    """A wide t-SNE map (> 20 boxes: fixed box width, box counts on the ladder): the kernel's
+    spectrum is kept for the next call, which gives the same bits as recomputing it, and the map
+    moved and grown as far as its box counts allow uses the same grid (the same spectrum) with
+    the same accuracy."""
+    Y = make_map("clustered", 2, 0, 30.0, seed=4)
+    settings = F.FFTSettings()
+    boxes = F.grid_boxes(K.TSNE, Y, 2, settings)
+    assert (boxes > F.LADDER_FROM).all()
+    np.testing.assert_array_equal(F.box_widths(K.TSNE, Y, 2, settings, boxes), 1.0)
+    F._SPECTRUM.clear()
+    first = F.fft_pair_fields(K.TSNE, Y, 2, P_parts)
+    (kept,) = F._SPECTRUM.values()
+    second = F.fft_pair_fields(K.TSNE, Y, 2, P_parts)
+    assert next(iter(F._SPECTRUM.values())) is kept
+    F._SPECTRUM.clear()
+    third = F.fft_pair_fields(K.TSNE, Y, 2, P_parts)
+    (kept,) = F._SPECTRUM.values()
+    for a, b in [(first, second), (first, third)]:
+        assert a.mass == b.mass and np.array_equal(a.rep, b.rep)
+    grown = (Y + 3.0) * 0.999 * (boxes / np.ptp(Y, axis=0)).min()
+    assert np.array_equal(F.grid_boxes(K.TSNE, grown, 2, settings), boxes)
+    F.fft_pair_fields(K.TSNE, grown, 2, P_parts)
+    assert next(iter(F._SPECTRUM.values())) is kept
+    z_err, rep_err = errors(K.TSNE, grown, 2, P_parts)
+    assert z_err < Z_TOL and rep_err < GRAD_TOL, (z_err, rep_err)
+
+
 @pytest.fixture(scope="module")
 def clustered_P():
     rng = np.random.default_rng(0)

@@ -30,7 +30,11 @@ data", Nature Methods 16, 243-245 (2019) (FIt-SNE):
   |l_k| < N_k: a d-dimensional Toeplitz product. Zero padding each dimension to a length
   L_k >= 2 N_k - 1 (scipy.fft.next_fast_len) embeds it in a circulant one, whose product is
   irfftn(rfftn(spread) rfftn(K~)) with K~ the kernel at the circular offsets l_k (index
-  l_k mod L_k; the unused middle indices hold 0). ``scipy.fft`` runs it on all cores.
+  l_k mod L_k; the unused middle indices hold 0). ``scipy.fft`` runs it on all cores, one axis
+  at a time so that each 1-D transform skips the rows known to be zero (forward) or not
+  wanted (inverse): ~25 % less work in 2-D than the full rfftn / irfftn. rfftn(K~) depends
+  only on the node steps and counts: :func:`kernel_spectrum` computes it for a caller to keep
+  (:mod:`embedlab.kernels.neighbour_fft` keeps the last one).
 
 Spreading is one serial pass in point order (no two threads add to the same node, and the
 sum has a fixed order: deterministic); the weights and the gathering are parallel over
@@ -91,13 +95,21 @@ def fft_points(n_boxes, n_nodes_per_box: int) -> int:
     return math.prod(2 * int(g) * n_nodes_per_box - 1 for g in n_boxes)
 
 
-def make_grid(Y: np.ndarray, n_boxes, n_nodes_per_box: int) -> Grid:
-    """The grid spanning the points ``Y`` (n x d, finite) with ``n_boxes[k]`` boxes along k.
-    A dimension where all points coincide gets boxes of width 1 (any width is exact there)."""
+def make_grid(Y: np.ndarray, n_boxes, n_nodes_per_box: int, box_width=None) -> Grid:
+    """The grid from the lowest point of ``Y`` (n x d, finite) with ``n_boxes[k]`` boxes along
+    k, of width ``box_width[k]`` (G_k h_k must cover the points' extent E_k) or, by default,
+    h_k = E_k / G_k. A dimension where all points coincide gets boxes of width 1 by default
+    (any width is exact there)."""
     lower = Y.min(axis=0)
     extent = Y.max(axis=0) - lower
     n_boxes = np.asarray(n_boxes, dtype=np.int64)
-    width = np.where(extent > 0, extent / n_boxes, 1.0)
+    if box_width is None:
+        width = np.where(extent > 0, extent / n_boxes, 1.0)
+    else:
+        width = np.broadcast_to(np.asarray(box_width, dtype=np.float64), extent.shape).copy()
+        if not (width > 0).all() or (n_boxes * width < extent * (1 - 1e-12)).any():
+            raise ValueError(f"{n_boxes.tolist()} boxes of width {width.tolist()} do not "
+                             f"cover the extent {extent.tolist()}")
     return Grid(lower, width, n_boxes, int(n_nodes_per_box))
 
 
@@ -218,11 +230,50 @@ def circular_offsets(grid: Grid) -> list[np.ndarray]:
     return offsets
 
 
+def kernel_spectrum(
+    grid: Grid, kernels: Callable[[list[np.ndarray]], np.ndarray], workers: int = -1
+) -> np.ndarray:
+    """rfftn over the padded grid of the r kernels sampled at :func:`circular_offsets`
+    (r x L_1 x .. x L_{d-1} x (L_d // 2 + 1), complex): depends on the grid only through its
+    node steps Delta_k and node counts N_k, so a caller may keep it for later calls on a grid
+    with the same ones (:func:`kernel_sums`' ``spectrum``)."""
+    sampled = kernels(circular_offsets(grid))
+    length = grid.fft_shape
+    if sampled.shape[1:] != length:
+        raise ValueError(f"kernels gave shape {sampled.shape[1:]}, expected {length}")
+    return scipy.fft.rfftn(sampled, axes=tuple(range(1, len(length) + 1)), workers=workers)
+
+
+def _forward(charges: np.ndarray, length: tuple[int, ...], workers: int) -> np.ndarray:
+    """rfftn(charges, s=length), zero padding one axis at a time: each transform runs only over
+    the rows not yet known to be zero (N_k of L_k along the axes still unpadded)."""
+    d = charges.ndim
+    out = scipy.fft.rfft(charges, n=length[-1], axis=-1, workers=workers)
+    for k in range(d - 2, -1, -1):
+        out = scipy.fft.fft(out, n=length[k], axis=k, workers=workers, overwrite_x=True)
+    return out
+
+
+def _inverse(spectrum: np.ndarray, length: tuple[int, ...], shape: tuple[int, ...],
+             workers: int) -> np.ndarray:
+    """irfftn(spectrum, s=length) over the last d axes, cut to the first N_k indices, one axis
+    at a time: each transform keeps only the rows the cut keeps."""
+    d = len(length)
+    out = spectrum
+    for k in range(d - 1):
+        axis = out.ndim - d + k
+        out = scipy.fft.ifft(out, axis=axis, workers=workers, overwrite_x=True)
+        out = out[(slice(None),) * axis + (slice(0, shape[k]),)]
+    out = scipy.fft.irfft(out, n=length[-1], axis=-1, workers=workers)
+    return out[..., : shape[-1]]
+
+
 def kernel_sums(
     Y: np.ndarray,
     grid: Grid,
-    kernels: Callable[[list[np.ndarray]], np.ndarray],
+    kernels: Callable[[list[np.ndarray]], np.ndarray] | None,
     workers: int = -1,
+    spectrum: np.ndarray | None = None,
 ) -> np.ndarray:
     """phi_r(y_i) = sum_j K_r(y_i - y_j) (j = i included) and its gradient in y_i, by
     interpolation on ``grid``: n x r x (1 + d), [:, r, 0] the value, [:, r, 1 + k] the
@@ -232,6 +283,8 @@ def kernel_sums(
     ``kernels(offsets)`` returns the r kernels sampled on the grid of the offsets of
     :func:`circular_offsets` (one 1-D array per dimension, NaN where unused): an
     r x L_1 x .. x L_d array, which must hold 0 (or any finite value) where an offset is NaN.
+    ``spectrum``, when given, is :func:`kernel_spectrum` of these kernels on a grid with the
+    same node steps and counts (``kernels`` is then not called).
     """
     Y = np.ascontiguousarray(Y, dtype=np.float64)
     d = Y.shape[1]
@@ -244,15 +297,13 @@ def kernel_sums(
     lagrange = _lagrange_weights_parallel if parallel else _lagrange_weights_serial
     boxes, weights, slopes = lagrange(Y, grid.lower, grid.box_width, grid.n_boxes, p)
     charges = _spread(boxes, weights, strides, p, int(np.prod(shape))).reshape(shape)
-    sampled = kernels(circular_offsets(grid))
-    axes = tuple(range(1, d + 1))
     length = grid.fft_shape
-    spectrum = scipy.fft.rfftn(charges, s=length, workers=workers)
-    if sampled.shape[1:] != length:
-        raise ValueError(f"kernels gave shape {sampled.shape[1:]}, expected {length}")
-    spectrum = scipy.fft.rfftn(sampled, axes=axes, workers=workers) * spectrum
-    convolved = scipy.fft.irfftn(spectrum, s=length, axes=axes, workers=workers)
-    convolved = convolved[(slice(None), *(slice(0, n) for n in shape))]
+    if spectrum is None:
+        spectrum = kernel_spectrum(grid, kernels, workers)
+    expected = (*length[:-1], length[-1] // 2 + 1)
+    if spectrum.shape[1:] != expected:
+        raise ValueError(f"kernel spectrum of shape {spectrum.shape[1:]}, expected {expected}")
+    convolved = _inverse(spectrum * _forward(charges, length, workers), length, shape, workers)
     values = np.ascontiguousarray(convolved.reshape(convolved.shape[0], -1))
     gather = _gather_parallel if parallel else _gather_serial
     return gather(boxes, weights, slopes, strides, p, values)

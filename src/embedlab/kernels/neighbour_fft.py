@@ -20,9 +20,10 @@ repulsive weights (v_ij = 1):
   j = i term, w(0, 0) e^{-c} = e^{-c}, is flat at delta = 0 and is subtracted from M). The
   gradient is that of the interpolant (the derivatives of the Lagrange weights, see
   :mod:`embedlab.kernels.interpolation`), one power of h less accurate than the value, hence
-  p = 10 by default; in exchange one kernel and one charge grid are transformed, 3 FFTs per
-  call whatever d (sampling the d force kernels w alpha delta_k instead took 2 d + 3, and for
-  the same error at p = 8 ran 1.5-1.7x slower in 2-D, benchmarks/README.md).
+  p = 9 by default; in exchange one kernel and one charge grid are transformed, 3 FFTs per
+  call whatever d, 2 when the kernel's spectrum is kept from the call before (below;
+  sampling the d force kernels w alpha delta_k instead took 2 d + 3, and for the same error
+  at p = 8 ran 1.5-1.7x slower in 2-D, benchmarks/README.md).
 
 For SNEST the kernel sampled on the grid is exp(b - c) / (1 + a) with today's shift
 c = b_max (:func:`~embedlab.kernels.neighbour.log_weight_bound`): every sampled value is <= 1
@@ -31,16 +32,25 @@ the unit-width box's offsets stay below 1, so below e), and nothing overflows ho
 the time extent is.
 
 Grid (:class:`FFTSettings`): along dimension k with extent E_k the kernel changes on the scale
-1 / rate_k, rate_k = 1 in space (1/(1 + a) and exp(-a) have O(1) derivatives) and
-max(1, 2 E_t) in time (d log exp(b) / dt = 2 dt, up to 2 E_t); it gets
-G_k = max(min_grid_size, ceil(intervals_per_unit E_k rate_k)) boxes of
-p = ``n_interpolation_points`` nodes. When the padded grid would exceed ``max_grid_points``
-(a map blown up far beyond the kernel's scale), or the approximate mass is not above
-1e-200 (a safeguard: with one time column the pair realising b_max keeps M >= 1 / (1 + a) of
-that pair), the fields of that call are computed exactly
-(:func:`~embedlab.kernels.neighbour.pair_fields`) and :data:`FALLBACKS` counts it.
-Non-finite coordinates give a non-finite mass, as the exact kernel does, which the caller
-reports as divergence.
+1 / rate_k, rate_k = 1 in space (1/(1 + a) and exp(-a) have O(1) derivatives) and max(1, 2 E_t)
+in time (d log exp(b) / dt = 2 dt, up to 2 E_t); it gets G_k = max(min_grid_size,
+ceil(intervals_per_unit E_k rate_k)) boxes of p = ``n_interpolation_points`` nodes. Along a
+column of rate 1 (space) with more than 20 boxes, the boxes have the fixed width h =
+1 / intervals_per_unit, from the lowest point, and G_k is rounded up to a ladder
+(ceil(20 x 1.05^m), :func:`grid_boxes`): the node step and counts then stay the same from one
+epoch to the next while the map's extent changes by less than ~5 %, and the FFT of the sampled
+kernel is kept between calls (the last one, :func:`_kernel_spectrum`; t-SNE and SNE have the
+shift c = 0; SNEST's step and shift follow its time extent, so it recomputes it). Otherwise
+(SNEST's time, a compact map's few boxes) the boxes fit the extent, h = E_k / G_k. Smaller
+boxes with fewer nodes do not pay: at equal error the node density p / h must be about the same
+(~9 per unit for a gradient error < 1e-3, p = 5-7 with 1.5-2 boxes per unit included), and the
+grid's cost follows the density (benchmarks/README.md). When the padded grid would exceed
+``max_grid_points`` (a map blown up far beyond the kernel's scale), or the approximate mass is
+not above 1e-200 (a safeguard: with one time column the pair realising b_max keeps
+M >= 1 / (1 + a) of that pair), the fields of that call are computed exactly
+(:func:`~embedlab.kernels.neighbour.pair_fields`) and :data:`FALLBACKS` counts it. Non-finite
+coordinates give a non-finite mass, as the exact kernel does, which the caller reports as
+divergence.
 
 The approximation is absolute (relative to the largest sampled value, <= 1), and the j = i
 terms (n e^{-c}) are subtracted from the interpolated sums: M keeps its accuracy while the
@@ -68,13 +78,16 @@ REPULSION = ("exact", "fft")
 SAMPLE_PARALLEL_FROM = 2**20  # sampled kernel values: below this, one thread
 FALLBACKS = {"grid": 0, "mass": 0}  # calls computed exactly instead (too large a grid, tiny mass)
 MASS_FLOOR = 1e-200  # an approximate shifted mass below this: exact fields (and shift)
+LADDER_FROM = 20  # box counts above this are rounded up to ceil(20 x 1.05^m) (grid_boxes)
+LADDER_RATIO = 1.05
+_SPECTRUM: dict = {}  # the last kernel spectrum, by (kernel, n_space, shift, steps, nodes)
 
 
 @dataclass(frozen=True)
 class FFTSettings:
     """Grid of the approximate repulsion (defaults: gradient error < 1e-3, benchmarks/README)."""
 
-    n_interpolation_points: int = 10  # p, nodes per box and dimension
+    n_interpolation_points: int = 9  # p, nodes per box and dimension
     intervals_per_unit: float = 1.0  # boxes per unit of extent x kernel rate
     min_grid_size: int = 1  # boxes per dimension at least
     max_grid_points: int = 2**25  # padded grid points (~40 bytes each at the peak) beyond
@@ -117,15 +130,49 @@ def check_supported(kernel: int, n_space: int, n_time: int, rep_weights=None) ->
         )
 
 
-def grid_boxes(kernel: int, Y: np.ndarray, n_space: int, settings: FFTSettings) -> np.ndarray:
-    """G_k of the module docstring for the (finite) embedding ``Y``."""
-    extent = Y.max(axis=0) - Y.min(axis=0)
-    rate = np.ones(Y.shape[1])
+def _rates(kernel: int, extent: np.ndarray, n_space: int) -> np.ndarray:
+    """rate_k of the module docstring: 1 in space, max(1, 2 E_t) in SNEST's time."""
+    rate = np.ones(extent.shape[0])
     if kernel == SNEST:  # one time column at most (check_supported)
         rate[n_space:] = np.maximum(1.0, 2.0 * extent[n_space:])
+    return rate
+
+
+def _ladder(boxes: np.ndarray) -> np.ndarray:
+    """Each box count rounded up to the ladder 1, 2, .., LADDER_FROM, then
+    ceil(LADDER_FROM LADDER_RATIO^m): a map that grows by a few percent keeps its grid."""
+    out = boxes.copy()
+    big = boxes > LADDER_FROM
+    # the least m with LADDER_FROM LADDER_RATIO^m > G - 1, i.e. ceil(..) >= G
+    steps = np.floor(np.log((boxes[big] - 1) / LADDER_FROM) / math.log(LADDER_RATIO)) + 1
+    out[big] = np.maximum(boxes[big], np.ceil(LADDER_FROM * LADDER_RATIO**steps))
+    return out
+
+
+def grid_boxes(kernel: int, Y: np.ndarray, n_space: int, settings: FFTSettings) -> np.ndarray:
+    """G_k of the module docstring for the (finite) embedding ``Y``; along a column of rate 1
+    rounded up to the ladder of :func:`_ladder`."""
+    extent = Y.max(axis=0) - Y.min(axis=0)
+    rate = _rates(kernel, extent, n_space)
     wanted = np.ceil(settings.intervals_per_unit * extent * rate)
     wanted = np.minimum(wanted, 2.0**40)  # keeps the int conversion of a blown-up map finite
-    return np.maximum(settings.min_grid_size, wanted).astype(np.int64)
+    boxes = np.maximum(settings.min_grid_size, wanted).astype(np.int64)
+    return np.where(rate == 1.0, _ladder(boxes), boxes)
+
+
+def box_widths(kernel: int, Y: np.ndarray, n_space: int, settings: FFTSettings,
+               boxes: np.ndarray) -> np.ndarray:
+    """h_k: 1 / intervals_per_unit along a column of rate 1 with more than LADDER_FROM boxes
+    (the same node step every call, so the kernel's spectrum can be kept); otherwise E_k / G_k,
+    the boxes fitting the extent (a compact map's small grid: boxes up to ~2x narrower for a
+    few units of extent, cheap to recompute; SNEST's time, whose rate, and so its step, follows
+    the extent: its offsets then never exceed E_t, so no sampled value exceeds
+    exp(b_max - c) = 1), 1 where all points coincide."""
+    extent = Y.max(axis=0) - Y.min(axis=0)
+    rate = _rates(kernel, extent, n_space)
+    fitted = np.where(extent > 0, extent / boxes, 1.0)
+    fixed = (rate == 1.0) & (boxes > LADDER_FROM)
+    return np.where(fixed, 1.0 / settings.intervals_per_unit, fitted)
 
 
 @njit(inline="always", fastmath=exact.FASTMATH)
@@ -201,6 +248,20 @@ def _attraction_serial(kernel, Y, n_space, indptr, indices, pvals):
     return _attraction(kernel, Y, n_space, indptr, indices, pvals)
 
 
+def _kernel_spectrum(kernel: int, n_space: int, shift: float, grid: interpolation.Grid):
+    """The FFT of K_0 sampled on ``grid``, kept (one, the last) for the next call with the same
+    kernel, shift, node steps and node counts: an optimiser's epochs on a map that changes
+    little (t-SNE and SNE: shift 0, a fixed step, box counts on a ladder) reuse it, which
+    saves sampling the kernel and one of the three FFTs. The same bits either way."""
+    key = (kernel, n_space, shift, tuple(grid.node_step.tolist()), grid.n_nodes)
+    cached = _SPECTRUM.get(key)
+    if cached is None:
+        cached = interpolation.kernel_spectrum(grid, sampled_kernel(kernel, n_space, shift))
+        _SPECTRUM.clear()
+        _SPECTRUM[key] = cached
+    return cached
+
+
 def fft_pair_fields(
     kernel: int,
     Y: np.ndarray,
@@ -229,8 +290,10 @@ def fft_pair_fields(
         FALLBACKS["grid"] += 1
         log.info("fft repulsion: grid %s x %d nodes too large, exact fields", boxes.tolist(), p)
         return exact.pair_fields(kernel, Y, n_space, P_parts)
-    grid = interpolation.make_grid(Y, boxes, p)
-    phi = interpolation.kernel_sums(Y, grid, sampled_kernel(kernel, n_space, shift))[:, 0, :]
+    grid = interpolation.make_grid(Y, boxes, p, box_widths(kernel, Y, n_space, settings, boxes))
+    phi = interpolation.kernel_sums(
+        Y, grid, None, spectrum=_kernel_spectrum(kernel, n_space, shift, grid)
+    )[:, 0, :]
     mass = float(phi[:, 0].sum() - n * math.exp(-shift))
     if not mass > MASS_FLOOR:
         FALLBACKS["mass"] += 1
