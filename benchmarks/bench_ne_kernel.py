@@ -111,7 +111,7 @@ def main() -> None:
             results[name, precision] = NeighbourKL(P, kernel, 2, precision)(Y)  # compiles
             # timed with the attraction exaggerated (the same work): a float32 objective that
             # sees the same KL 5 times unexaggerated goes over to float64 (a stalled fit)
-            objective = NeighbourKL(P, kernel, 2, precision)
+            objective = NeighbourKL(P, kernel, 2, precision=precision)
             call = lambda o=objective, y=Y: o(y, 4.0)  # noqa: E731
             ours[name, precision] = best_time(call, args.repeats)
             numba.set_num_threads(1)

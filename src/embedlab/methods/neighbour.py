@@ -145,6 +145,7 @@ class NeighbourKL:
         P: sp.csr_matrix,
         kernel: str,
         n_space: int,
+        *,
         precision: str = "float64",
         repulsion: str = "exact",
         fft: neighbour_fft.FFTSettings | None = None,
@@ -263,7 +264,12 @@ class _NeighbourEmbedding(BaseEstimator):
             neighbour_fft.check_supported(OUTPUT_KERNELS[self._kernel].kernel_id, n_space, n_time)
         Pv = validate_affinities(P)
         objective = NeighbourKL(
-            Pv, self._kernel, n_space, self.precision, self.repulsion, self._fft_settings()
+            Pv,
+            self._kernel,
+            n_space,
+            precision=self.precision,
+            repulsion=self.repulsion,
+            fft=self._fft_settings(),
         )
         Y0 = self._initial(Pv.shape[0], n_space, n_time)
         result: OptimizeResult = minimize(
