@@ -73,7 +73,7 @@ rule tste_evaluate:
         options=tste_evaluate_options,
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
-        " python -m embedlab tste-evaluate --protocol paper_text --artifact {params.folder:q}"
+        " python -m embedlab tste-evaluate --artifact {params.folder:q}"
         " --method {wildcards.method} --dims {params.dims} --folds {params.folds}"
         " --grid {params.grid:q} --seed {params.seed} --max-iter {params.max_iter}"
         " {params.options} --out {output:q} > {log:q} 2>&1"

@@ -671,22 +671,11 @@ def evaluate_authors(
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> None:
-    common = dict(
-        seed=args.seed,
-        max_triplets=args.max_triplets,
+    df = evaluate_method(
+        args.artifact, args.method, args.dims, args.folds, json.loads(args.grid),
+        seed=args.seed, max_iter=args.max_iter, max_triplets=args.max_triplets,
         folds_used=args.folds_used,
-    )
-    inputs = (args.artifact, args.method, args.dims, args.folds, json.loads(args.grid))
-    if args.protocol == "authors_code":
-        if args.nn_training is None:
-            raise SystemExit("tste-evaluate: --protocol authors_code needs --nn-training")
-        df = evaluate_authors(
-            *inputs, max_iter=args.max_iter, nn_training=args.nn_training, **common
-        )
-    else:
-        if args.max_iter is None:
-            raise SystemExit("tste-evaluate: --protocol paper_text needs --max-iter")
-        df = evaluate_method(*inputs, max_iter=args.max_iter, **common)
+    )  # fmt: skip
     tables.write_csv(df, args.out)
 
 
@@ -813,7 +802,9 @@ def _cmd_figure(args: argparse.Namespace) -> None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``tste-*`` verbs to the command line."""
-    p = sub.add_parser("tste-evaluate", help="Fig. 2 protocol for one (dataset, method)")
+    p = sub.add_parser(
+        "tste-evaluate", help="Fig. 2 protocol (the paper's text) for one (dataset, method)"
+    )
     p.add_argument("--artifact", required=True, help="triplets artifact folder")
     p.add_argument("--method", required=True, choices=METHOD_ORDER)
     p.add_argument("--dims", type=int, nargs="+", required=True)
@@ -823,13 +814,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--grid", required=True, help='JSON {"param": [values]} chosen by validation ({}: none)'
     )
     p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--protocol", choices=list(PREFIX), required=True)
-    p.add_argument(
-        "--nn-training", choices=["first", "all"], help="authors_code: the 1-NN fits' triplets"
-    )
-    p.add_argument(
-        "--max-iter", type=int, default=None, help="required for paper_text; authors_code: as coded"
-    )
+    p.add_argument("--max-iter", type=int, required=True)
     p.add_argument("--max-triplets", type=int, default=None)
     p.add_argument("--out", required=True, help="metrics CSV")
     p.set_defaults(func=_cmd_evaluate)
