@@ -105,6 +105,12 @@ class FFTSettings:
                 raise ValueError(f"FFTSettings.{name} = {getattr(self, name)!r} is out of range")
 
 
+def check_repulsion(repulsion: str) -> None:
+    """Raise ValueError unless ``repulsion`` is one of REPULSION (the cost objects' choice)."""
+    if repulsion not in REPULSION:
+        raise ValueError(f"unknown repulsion {repulsion!r}; expected one of {REPULSION}")
+
+
 def check_supported(kernel: int, n_space: int, n_time: int, rep_weights=None) -> None:
     """Raise ValueError for what the FFT repulsion cannot do: more than 3 columns, more than
     one time column (the shift b_max, a sum over time columns of their squared extents, is

@@ -129,8 +129,7 @@ class ElasticCost:
         return other
 
     def _set_repulsion(self, repulsion: str, fft: neighbour_fft.FFTSettings | None) -> None:
-        if repulsion not in neighbour_fft.REPULSION:
-            raise ValueError(f"unknown repulsion {repulsion!r}; expected {neighbour_fft.REPULSION}")
+        neighbour_fft.check_repulsion(repulsion)
         if repulsion == "fft":
             neighbour_fft.check_supported(kernel_mod.SNE, self.n_space, 0, self.V_minus)
         self.repulsion, self.fft = repulsion, fft

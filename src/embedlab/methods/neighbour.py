@@ -158,10 +158,7 @@ class NeighbourKL:
             raise ValueError(
                 f"precision must be one of {list(kernel_mod.PRECISIONS)}, got {precision!r}"
             )
-        if repulsion not in neighbour_fft.REPULSION:
-            raise ValueError(
-                f"unknown repulsion {repulsion!r}; expected one of {neighbour_fft.REPULSION}"
-            )
+        neighbour_fft.check_repulsion(repulsion)
         self.repulsion = repulsion
         self.fft = FFT if fft is None else fft
         if repulsion == "fft" and precision != "float64":
