@@ -56,8 +56,14 @@ def test_two_stage_protocol_table_and_figure(blobs, tmp_path):
     assert chosen == {"sigma_rel": [best["sigma_rel"]], "lam": [best["lam"]]}
     f = exp.embed(blobs, tmp_path / "f.npz", chosen, SETTINGS, stage="final")
     b = exp.baselines(blobs, tmp_path / "b.npz", ["pca", "isomap"], n_neighbors=5)
-    df = exp.results_table([g, f, b], "config/paper_values/diffeomap_1nn.csv")
-    assert set(df["stage"]) == {"grid", "final", "baseline"}
+    full = exp.embed(blobs, tmp_path / "full.npz", chosen, {**SETTINGS, "n_basis": None},
+                     stage="full_set")  # fmt: skip
+    n_used = exp.load(full)["runs"][0]["n_basis"]
+    assert n_used == len(exp.load(full)["arrays"]["rows"])  # every point (no repeats here)
+    df = exp.results_table([g, f, full, b], "config/paper_values/diffeomap_1nn.csv")
+    assert set(df["stage"]) == {"grid", "final", "full_set", "baseline"}
+    full_row = df[df["stage"] == "full_set"].iloc[0]
+    assert full_row["verdict"] == "" and pd.isna(full_row["paper"])
     # the computed errors are those of the stored maps
     data = exp.load(f)
     errors = exp.class_errors(data["arrays"]["phi_0"], data["arrays"]["classes"])[0]

@@ -43,9 +43,20 @@ diffeomap_data_args = lambda wc: " ".join(
         else []
     )
 )
+# the table datasets with full-set rows (diffeomap.full_set.grids)
+DIFFEOMAP_FULL_SET_DATASETS = [
+    name
+    for name in DIFFEOMAP["table_datasets"]
+    if "full_set" in DIFFEOMAP and name in DIFFEOMAP["full_set"]["grids"]
+]
+# --p/--n-basis/--max-iter of a stage: grid, final, or full_set (n = every distinct point)
 diffeomap_settings = lambda stage: (
     "--p {p} --n-basis {n_basis} --max-iter {max_iter}".format(
-        **DIFFEOMAP[f"{stage}_settings"]
+        **(
+            {**DIFFEOMAP["full_set"], "n_basis": "all"}
+            if stage == "full_set"
+            else DIFFEOMAP[f"{stage}_settings"]
+        )
     )
     + f" --eps {DIFFEOMAP['eps']} --optimizer {DIFFEOMAP['optimizer']}"
     + f" --formulation {DIFFEOMAP['formulation']}"
@@ -109,6 +120,34 @@ rule diffeomap_final:
         " --stage final {params.settings} {params.data} > {log:q} 2>&1"
 
 
+rule diffeomap_full_set:
+    """Every point of diffeomap.full_set.grids[dataset] with every point a basis function."""
+    input:
+        lambda wc: artifact(wc.dataset),
+    output:
+        "results/embeddings/diffeomap/{dataset}/full_set.npz",
+    log:
+        "logs/diffeomap/{dataset}/full_set.log",
+    benchmark:
+        "logs/benchmarks/diffeomap_full_set/diffeomap/{dataset}/full_set.tsv"
+    conda:
+        "../envs/embedlab.yaml"
+    threads: diffeomap_threads
+    resources:
+        mem_mb=8000,
+        runtime=600,
+    params:
+        folder=lambda wc: f"results/datasets/{wc.dataset}",
+        data=diffeomap_data_args,
+        grid=lambda wc: json.dumps(DIFFEOMAP["full_set"]["grids"][wc.dataset]),
+        settings=lambda wc: diffeomap_settings("full_set"),
+    shell:
+        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
+        " python -m embedlab diffeomap-embed --artifact {params.folder:q}"
+        " --dataset {wildcards.dataset} --out {output:q} --grid {params.grid:q}"
+        " --stage full_set {params.settings} {params.data} > {log:q} 2>&1"
+
+
 rule diffeomap_baselines:
     """PCA, Isomap (and t-SNE) maps of a dataset with their 1-NN errors."""
     input:
@@ -144,6 +183,10 @@ rule diffeomap_table:
             "results/embeddings/diffeomap/{dataset}/{stage}.npz",
             dataset=DIFFEOMAP["table_datasets"],
             stage=["grid", "final", "baselines"],
+        )
+        + expand(
+            "results/embeddings/diffeomap/{dataset}/full_set.npz",
+            dataset=DIFFEOMAP_FULL_SET_DATASETS,
         ),
         paper="config/paper_values/diffeomap_1nn.csv",
     output:

@@ -220,6 +220,7 @@ def fit_point(X, classes, sigma_rel, lam, settings: dict, seed: int) -> tuple[di
         return row, {}
     row.update(
         seconds=round(time.perf_counter() - t0, 2),
+        n_basis=len(est.basis_),  # what was used: None ("all") becomes the distinct points
         energy=est.energy_,
         kinetic=est.kinetic_energy_,
         off_subspace=est.off_subspace_energy_,
@@ -373,6 +374,9 @@ def baselines(
 
 # ----------------------------------------------------------------------------- table
 
+#: the stages of a Diffeomap run file (``diffeomap-embed --stage``)
+STAGES = ("grid", "final", "full_set")
+
 #: the settings of a Diffeomap run shown in the table's ``params``
 RUN_PARAMS = ("sigma_rel", "lam", "p", "n_basis", "max_iter", "optimizer", "formulation")
 
@@ -390,7 +394,8 @@ def _value(errors, n_labelled, metric):
 
 
 def results_table(files: list[str | Path], paper_csv: str | Path) -> pd.DataFrame:
-    """One row per run (Diffeomap grid / final, baselines) with the paper's value beside ours.
+    """One row per run (Diffeomap grid / final / full_set, baselines), the paper's value beside
+    the final and baseline rows (the full-set rows are the exact objective at other settings).
 
     ``value`` is LOO 1-NN errors (vowel, USPS; lower is better) or 1-NN accuracy among the
     labelled papers (NIPS text). Diffeomap rows give both maps: Phi_p (``value``) and the
@@ -449,7 +454,7 @@ def results_table(files: list[str | Path], paper_csv: str | Path) -> pd.DataFram
     ]
     df["verdict"] = [
         ""
-        if s == "grid"
+        if s not in ("final", "baseline")
         else "subsampled: not comparable"
         if sub and p is not None and not pd.isna(p)
         else tables.verdict(
@@ -535,6 +540,16 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _n_basis(text: str) -> int | None:
+    """--n-basis: a positive count, or "all" (None: every distinct point)."""
+    if text == "all":
+        return None
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--n-basis must be 'all' or >= 1, got {text!r}")
+    return value
+
+
 def _cmd_embed(args):
     grid = select(args.select_from) if args.select_from else json.loads(args.grid)
     settings = {
@@ -600,9 +615,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     points = p.add_mutually_exclusive_group(required=True)
     points.add_argument("--grid", help='JSON grid, e.g. {"sigma_rel": [0.1], "lam": [10.0]}')
     points.add_argument("--select-from", help="stage-1 file: refit its best grid point")
-    p.add_argument("--stage", required=True, choices=["grid", "final"])
+    p.add_argument(
+        "--stage", required=True, choices=STAGES,
+        help="grid: stage 1; final: its best point at the paper's settings; full_set: every "
+        "point a basis function (the exact objective the reduced set approximates)",
+    )  # fmt: skip
     p.add_argument("--p", type=int, required=True, help="time steps")
-    p.add_argument("--n-basis", type=int, required=True, help="reduced-set size n")
+    p.add_argument(
+        "--n-basis", type=_n_basis, required=True,
+        help="reduced-set size n, or 'all' for every distinct point",
+    )  # fmt: skip
     p.add_argument("--max-iter", type=int, required=True)
     p.add_argument(
         "--eps", type=float, required=True, help="charged: eps of (K_mn K_nn^-1 K_nm + eps)^-1"

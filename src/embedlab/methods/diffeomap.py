@@ -129,17 +129,21 @@ def fit_pca_rotation(X: np.ndarray) -> PCARotation:
     return PCARotation(mean=mean, rotation=(axes * signs[:, None]).T.copy())
 
 
-def select_basis(X: np.ndarray, n_basis: int, rng: np.random.Generator) -> np.ndarray | None:
+def select_basis(
+    X: np.ndarray, n_basis: int | None, rng: np.random.Generator
+) -> np.ndarray | None:
     """Sorted indices of ``n_basis`` distinct rows of X drawn at random, or None for all.
 
     Only distinct points are eligible (a repeated basis point makes K_nm K_mn singular); pass
     the raw input, where repeated points are bit-identical. When ``n_basis`` reaches the number
     of distinct points, all of them are used; if that is every point, None is returned (the
-    exact full-set energy).
+    exact full-set energy). ``n_basis=None`` asks for every distinct point without a warning.
     """
     m = len(X)
     _, first = np.unique(X, axis=0, return_index=True)
     distinct = np.sort(first)
+    if n_basis is None:
+        n_basis = len(distinct)
     if n_basis > len(distinct):
         warnings.warn(
             f"n_basis={n_basis} exceeds the {len(distinct)} distinct points of X; using all "
@@ -599,8 +603,8 @@ class Diffeomap(TransformerMixin, BaseEstimator):
 
     Parameters: ``n_components`` b; ``sigma`` the Gaussian kernel width (in the units of X);
     ``lam`` the weight of the off-subspace penalty; ``p`` time steps; ``n_basis`` reduced-set
-    size n (clipped, with a warning, to the number of distinct points; all points gives the
-    exact full-set energy); ``max_iter`` optimiser iterations; ``eps`` the constant added to
+    size n (clipped, with a warning, to the number of distinct points; None: every distinct
+    point, which for data without repeats is the exact full-set energy); ``max_iter`` optimiser iterations; ``eps`` the constant added to
     the (Nystrom-approximated) kernel matrix, eps = k(x, x) = 1 by default; ``optimizer``
     "lbfgs" or "cg"; ``formulation`` "span" (default: the field is spanned by the n basis
     functions and the map is its flow, :func:`span_energy`) or "charged" (free trajectories
@@ -621,7 +625,7 @@ class Diffeomap(TransformerMixin, BaseEstimator):
         sigma: float = 1.0,
         lam: float = 1.0,
         p: int = 20,
-        n_basis: int = 300,
+        n_basis: int | None = 300,
         max_iter: int = 1000,
         eps: float = 1.0,
         optimizer: str = "lbfgs",
@@ -647,7 +651,8 @@ class Diffeomap(TransformerMixin, BaseEstimator):
             "sigma": np.isfinite(self.sigma) and self.sigma > 0,
             "lam": np.isfinite(self.lam) and self.lam >= 0,
             "p": int(self.p) == self.p and self.p >= 1,
-            "n_basis": int(self.n_basis) == self.n_basis and self.n_basis >= 1,
+            "n_basis": self.n_basis is None
+            or (int(self.n_basis) == self.n_basis and self.n_basis >= 1),
             "max_iter": int(self.max_iter) == self.max_iter and self.max_iter >= 0,
             "eps": np.isfinite(self.eps) and self.eps >= 0,
             "optimizer": self.optimizer in OPTIMIZERS,
@@ -667,7 +672,8 @@ class Diffeomap(TransformerMixin, BaseEstimator):
                 f"Diffeomap: n_components={self.n_components} must be below the {Z.shape[1]} "
                 f"principal axes of X (shape {X.shape})"
             )
-        basis = select_basis(X, int(self.n_basis), np.random.default_rng(self.random_state))
+        n_basis = None if self.n_basis is None else int(self.n_basis)
+        basis = select_basis(X, n_basis, np.random.default_rng(self.random_state))
         if self.formulation == "charged" and basis is not None and self.eps <= 0:
             raise ValueError(f"Diffeomap: a reduced set needs eps > 0, got eps={self.eps!r}")
         common = dict(
