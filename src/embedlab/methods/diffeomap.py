@@ -604,8 +604,9 @@ class Diffeomap(TransformerMixin, BaseEstimator):
     Parameters: ``n_components`` b; ``sigma`` the Gaussian kernel width (in the units of X);
     ``lam`` the weight of the off-subspace penalty; ``p`` time steps; ``n_basis`` reduced-set
     size n (clipped, with a warning, to the number of distinct points; None: every distinct
-    point, which for data without repeats is the exact full-set energy); ``max_iter`` optimiser iterations; ``eps`` the constant added to
-    the (Nystrom-approximated) kernel matrix, eps = k(x, x) = 1 by default; ``optimizer``
+    point, which for data without repeats is the exact full-set energy); ``max_iter``
+    optimiser iterations; ``eps`` the constant added to the (Nystrom-approximated) kernel
+    matrix, eps = k(x, x) = 1 by default; ``optimizer``
     "lbfgs" or "cg"; ``formulation`` "span" (default: the field is spanned by the n basis
     functions and the map is its flow, :func:`span_energy`) or "charged" (free trajectories
     with the charged Nystrom energy; their end points are not the image of the data under the
