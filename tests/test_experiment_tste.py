@@ -312,3 +312,26 @@ def test_authors_map_is_rescaled_to_the_unit_square(planted_self, tmp_path):
         tste.embed_map(
             planted_self, "CKL-X", tmp_path / "x.npz", seed=0, max_iter=5, protocol="paper"
         )
+
+
+def test_kform_solver_settings_reach_the_k_forms_only(planted):
+    """The accelerated solver stops when converged (fewer iterations than the plain rule's
+    budget) and fits as well; X forms ignore the K-form settings."""
+    fast = {"solver": "accelerated", "precision": "float32", "tol": 1e-7}
+    common = dict(seed=0, max_iter=400, folds_used=1)
+    plain = tste.evaluate_method(planted, "STE-K", [2], 2, {"lam": [0.1]}, **common)
+    accel = tste.evaluate_method(
+        planted, "STE-K", [2], 2, {"lam": [0.1]}, kform_solver=fast, **common
+    )
+    assert (accel["n_iter"] < plain["n_iter"]).all()
+    gap = accel["generalisation_error"] - plain["generalisation_error"]
+    assert (gap.abs() < 0.05).all()
+    x_plain = tste.evaluate_method(planted, "STE-X", [2], 2, **common)
+    x_fast = tste.evaluate_method(planted, "STE-X", [2], 2, kform_solver=fast, **common)
+    pd.testing.assert_frame_equal(
+        x_plain.drop(columns="seconds"), x_fast.drop(columns="seconds")
+    )
+    with pytest.raises(ValueError, match="solver"):
+        tste.evaluate_method(
+            planted, "STE-K", [2], 2, kform_solver={"solver": "newton"}, **common
+        )

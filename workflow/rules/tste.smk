@@ -70,13 +70,15 @@ rule tste_evaluate:
         ),
         seed=TSTE["seed"],
         max_iter=TSTE["max_iter"],
+        kform_solver=json.dumps(TSTE["kform_solver"]),
         options=tste_evaluate_options,
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
         " python -m embedlab tste-evaluate --artifact {params.folder:q}"
         " --method {wildcards.method} --dims {params.dims} --folds {params.folds}"
         " --grid {params.grid:q} --seed {params.seed} --max-iter {params.max_iter}"
-        " {params.options} --out {output:q} > {log:q} 2>&1"
+        " --kform-solver {params.kform_solver:q} {params.options} --out {output:q}"
+        " > {log:q} 2>&1"
 
 
 rule tste_authors_search:

@@ -121,14 +121,17 @@ def choose_by_validation(
     seed: int,
     max_iter: int,
     val_fraction: float = 0.1,
+    fixed: Mapping[str, Any] | None = None,
 ) -> tuple[dict[int, Any], dict[int, list[float]]]:
     """Per dimension, the grid value of ``name`` with the lowest triplet error on a seeded
-    ``val_fraction`` of ``train`` held out from fitting (the first value on ties)."""
+    ``val_fraction`` of ``train`` held out from fitting (the first value on ties); ``fixed``
+    holds estimator settings shared by every candidate (the K forms' solver)."""
     fit_rows, val_rows = holdout_split(len(train), val_fraction, seed)
     fit, val = train[fit_rows], train[val_rows]
     errors = {d: [] for d in dims}
     for v in values:
-        for d, (Y, _, _) in fit_embeddings(method, dims, fit, n, {name: v}, seed, max_iter).items():
+        params = {**(fixed or {}), name: v}
+        for d, (Y, _, _) in fit_embeddings(method, dims, fit, n, params, seed, max_iter).items():
             errors[d].append(round(triplet_error(Y, val), 5))
     best = {d: values[int(np.argmin(errs))] for d, errs in errors.items()}
     return best, errors
@@ -187,24 +190,29 @@ def evaluate_method(
     max_iter: int,
     max_triplets: int | None = None,
     folds_used: int | None = None,
+    kform_solver: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """One row per (dims, fold): generalisation error, 1-NN error, chosen parameter, time.
 
     ``grid`` holds at most one parameter name -> candidate values, chosen per dimension on
     held-out triplets of the first fold's training set and kept for every fold.
     ``folds_used`` evaluates only the first folds of the ``n_folds``-fold split (the same
-    split, so its folds are a subset of a full run's); None = all.
+    split, so its folds are a subset of a full run's); None = all. ``kform_solver``: the K
+    forms' projected-gradient settings ({"solver", "precision", "tol"}; None = the
+    estimators' defaults), unused by X forms.
     """
     trip, n, labels = load_triplets(artifact_dir, max_triplets, seed)
     dims, folds, grid = _folds_and_grid(method, len(trip), dims, n_folds, grid, seed, folds_used)
     dataset = Path(artifact_dir).name
+    fixed = dict(kform_solver or {}) if method.endswith("-K") else {}
     chosen: dict[int, dict[str, Any]] = {d: {} for d in dims}
     val_errors: dict[int, list[float]] = {d: [] for d in dims}
     if grid:
         ((name, values),) = grid.items()
         best, val_errors = choose_by_validation(
-            method, dims, name, list(values), trip[folds[0][0]], n, seed, max_iter
-        )
+            method, dims, name, list(values), trip[folds[0][0]], n, seed, max_iter,
+            fixed=fixed,
+        )  # fmt: skip
         chosen = {d: {name: best[d]} for d in dims}
         log.info("%s %s: chosen %s, validation errors %s", dataset, method, best, val_errors)
     groups: dict[str, list[int]] = {}
@@ -213,9 +221,8 @@ def evaluate_method(
     rows = []
     for k, (train, test) in enumerate(folds):
         for key, group in groups.items():
-            fits = fit_embeddings(
-                method, group, trip[train], n, json.loads(key), seed + k, max_iter
-            )
+            params = {**fixed, **json.loads(key)}
+            fits = fit_embeddings(method, group, trip[train], n, params, seed + k, max_iter)
             for d, (Y, n_iter, seconds) in fits.items():
                 gen = triplet_error(Y, trip[test])
                 nn = loo_1nn_error_rate(Y, labels)
@@ -674,7 +681,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> None:
     df = evaluate_method(
         args.artifact, args.method, args.dims, args.folds, json.loads(args.grid),
         seed=args.seed, max_iter=args.max_iter, max_triplets=args.max_triplets,
-        folds_used=args.folds_used,
+        folds_used=args.folds_used, kform_solver=json.loads(args.kform_solver),
     )  # fmt: skip
     tables.write_csv(df, args.out)
 
@@ -816,6 +823,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--max-iter", type=int, required=True)
     p.add_argument("--max-triplets", type=int, default=None)
+    p.add_argument(
+        "--kform-solver", required=True,
+        help='JSON K-form solver settings, e.g. {"solver": "accelerated", "precision": '
+        '"float32", "tol": 1e-7} (tste.kform_solver)',
+    )  # fmt: skip
     p.add_argument("--out", required=True, help="metrics CSV")
     p.set_defaults(func=_cmd_evaluate)
 
