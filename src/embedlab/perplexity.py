@@ -10,7 +10,7 @@ within ``tol`` (absolute, in perplexity units). The distances are shifted by the
 before exponentiating (p is unchanged; Z cannot underflow). One prange iteration per row:
 each writes only its own row of P and its own beta / perplexity slot.
 
-Two layouts share the one bisection (:func:`_bisect_row`): a dense n x n matrix of squared
+Two layouts share the one bisection (:func:`_calibrate_row`): a dense n x n matrix of squared
 distances (:func:`conditional_affinities`, every j != i) and the k nearest neighbours of each
 row, an n x k array (:func:`knn_conditional_affinities`, p_j|i over the k listed j only, the
 sparse P of t-SNE at scale: :mod:`embedlab.knn_affinities`).
@@ -65,11 +65,19 @@ def _row_entropy(d_row, i, beta, p_row):
 
 
 @njit(inline="always")
-def _bisect_row(d_row, skip, target, tol, max_steps, p_row):
-    """Bisection on beta for one row of shifted squared distances ``d_row`` (entry ``skip``
-    left out: p = 0 there; -1 keeps every entry); fills ``p_row``; returns (beta, perplexity).
-    The perplexity falls as beta grows: too flat (perp > target) doubles beta until an upper
-    bound is known, then halves the bracket."""
+def _calibrate_row(row, skip, target, tol, max_steps, p_row):
+    """Bisection on beta for one row of squared distances ``row`` (entry ``skip`` left out:
+    p = 0 there; -1 keeps every entry), shifted by its minimum; fills ``p_row``; returns
+    (beta, perplexity). The perplexity falls as beta grows: too flat (perp > target) doubles
+    beta until an upper bound is known, then halves the bracket."""
+    m = row.shape[0]
+    lowest = np.inf
+    for j in range(m):
+        if j != skip and row[j] < lowest:
+            lowest = row[j]
+    d_row = np.empty(m)
+    for j in range(m):
+        d_row[j] = row[j] - lowest
     beta = 1.0
     lo = 0.0
     hi = np.inf
@@ -94,14 +102,7 @@ def _calibrate(D2, target, tol, max_steps):
     betas = np.zeros(n)
     perplexities = np.zeros(n)
     for i in prange(n):
-        d_row = np.empty(n)
-        lowest = np.inf
-        for j in range(n):
-            if j != i and D2[i, j] < lowest:
-                lowest = D2[i, j]
-        for j in range(n):
-            d_row[j] = D2[i, j] - lowest
-        betas[i], perplexities[i] = _bisect_row(d_row, i, target, tol, max_steps, P[i])
+        betas[i], perplexities[i] = _calibrate_row(D2[i], i, target, tol, max_steps, P[i])
     return P, betas, perplexities
 
 
@@ -113,13 +114,7 @@ def _calibrate_knn(D2, target, tol, max_steps):
     betas = np.zeros(n)
     perplexities = np.zeros(n)
     for i in prange(n):
-        d_row = np.empty(k)
-        lowest = np.inf
-        for j in range(k):
-            lowest = min(lowest, D2[i, j])
-        for j in range(k):
-            d_row[j] = D2[i, j] - lowest
-        betas[i], perplexities[i] = _bisect_row(d_row, -1, target, tol, max_steps, P[i])
+        betas[i], perplexities[i] = _calibrate_row(D2[i], -1, target, tol, max_steps, P[i])
     return P, betas, perplexities
 
 
