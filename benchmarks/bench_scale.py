@@ -55,7 +55,7 @@ def tsne3(P, Z, settings: scale.Settings, threads: int) -> scale.Fit:
     s = settings.schedule(P.shape[0])
     started = time.perf_counter()
     est = TSNE(3, random_state=settings.seed, repulsion=settings.repulsion,
-               **scale._estimator_kw(s)).fit(P)
+               **scale.estimator_kw(s)).fit(P)
     return scale.Fit(est.embedding_, time.perf_counter() - started, est.n_iter_,
                      est.cost_trace_, 0)
 
@@ -116,7 +116,7 @@ def main() -> None:
     snest_ratio = runs["snest"].seconds / runs["tsne"].seconds
     print(f"t-SNE / openTSNE: wall time x{time_ratio:.2f} (target <= 1: "
           f"{'met' if time_ratio <= 1 else 'not met'}), exact KL x{kl_ratio:.4f} "
-          f"({scale._direction(kl_ratio)}; target within 1 %: "
+          f"({scale.direction(kl_ratio)}; target within 1 %: "
           f"{'met' if abs(kl_ratio - 1) <= 0.01 else 'not met'})")
     print(f"SNEST R^{{2,1}} / t-SNE R^2: wall time x{snest_ratio:.2f} (target <= 2: "
           f"{'met' if snest_ratio <= 2 else 'not met'}); exact KL {kl['snest']:.4f} vs t-SNE "

@@ -138,7 +138,8 @@ class Fit:
     exact_calls: int  # FFT-repulsion evaluations computed exactly instead (grid too large)
 
 
-def _estimator_kw(s: GradientDescent) -> dict:
+def estimator_kw(s: GradientDescent) -> dict:
+    """The neighbour estimators' optimiser keywords for the settings ``s``."""
     return {
         "learning_rate": s.learning_rate,
         "momentum": tuple(s.momentum),
@@ -153,7 +154,7 @@ def _estimator_kw(s: GradientDescent) -> dict:
 
 def _tsne(P, Z, settings: Settings, threads: int):
     est = TSNE(2, random_state=settings.seed, repulsion=settings.repulsion,
-               **_estimator_kw(settings.schedule(P.shape[0]))).fit(P)
+               **estimator_kw(settings.schedule(P.shape[0]))).fit(P)
     return est.embedding_, est.n_iter_, est.cost_trace_
 
 
@@ -165,7 +166,7 @@ def _snest(P, Z, settings: Settings, threads: int):
     )
     est = SNEST(2, 1, learning_rate_time=settings.time_ratio * s.learning_rate,
                 random_state=settings.seed, repulsion=settings.repulsion,
-                **_estimator_kw(s)).fit(P)
+                **estimator_kw(s)).fit(P)
     return est.embedding_, est.n_iter_, est.cost_trace_
 
 
@@ -338,7 +339,7 @@ def scale_table(affinities_file, map_files) -> tuple[pd.DataFrame, dict]:
     for path in map_files:
         maps, meta = runs.load_npz(path)
         row = {k: meta[k] for k in ("method", "label", "n", "repulsion", "epochs")}
-        row["wall_s"] = round(meta["seconds"], 1)
+        row["wall_s"] = meta["seconds"]
         row.update(measure(arrays["P"], arrays["neighbours"], arrays["labels"], meta["method"],
                            maps["embedding"]))
         rows.append(row)
@@ -358,7 +359,7 @@ def targets(df: pd.DataFrame) -> list[str]:
         out.append(
             f"t-SNE (ours) / openTSNE: wall time x{time_ratio:.2f} (target <= 1: "
             f"{'met' if time_ratio <= 1 else 'not met'}), exact KL x{kl_ratio:.4f} "
-            f"({_direction(kl_ratio)}; target within 1 %: "
+            f"({direction(kl_ratio)}; target within 1 %: "
             f"{'met' if abs(kl_ratio - 1) <= 0.01 else 'not met'})"
         )
     if {"tsne", "snest"} <= set(by.index):
@@ -370,7 +371,7 @@ def targets(df: pd.DataFrame) -> list[str]:
     return out
 
 
-def _direction(ratio: float) -> str:
+def direction(ratio: float) -> str:
     """'3.6 % lower' / '0.2 % higher' for a ratio of 0.964 / 1.002."""
     return f"{abs(ratio - 1) * 100:.1f} % {'lower' if ratio < 1 else 'higher'}"
 
