@@ -18,7 +18,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,scale]'
 	touch $@
 
 # CONFIG: the config file(s); the papers' full protocol is
@@ -74,7 +74,7 @@ clean:
 CLUSTER_STAMP := $(VENV)/.installed-cluster
 
 $(CLUSTER_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,cluster]'
+	$(BIN)/python -m pip install --quiet -e '.[test,scale,cluster]'
 	touch $@
 
 slurm-check: $(CLUSTER_STAMP)

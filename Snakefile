@@ -19,8 +19,9 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"
 
 
-# each paper's rules, schema and targets come with its section of the config
-for paper in ["snest", "tste", "dcode", "diffeomap", "ee"]:
+# each paper's rules, schema and targets come with its section of the config (and so do
+# those of the experiment beyond the papers, `scale`)
+for paper in ["snest", "tste", "dcode", "diffeomap", "ee", "scale"]:
     if paper in config:
 
         include: f"workflow/rules/{paper}.smk"

@@ -45,6 +45,26 @@ def test_build_vectors_on_tiny_file_scales_pixels(tiny_mnist):
     assert art["labels"].tolist() == [[7, 0, 3][i] for i in order]
 
 
+def test_build_vectors_pools_training_and_test_sets(tmp_path, tiny_mnist):
+    """Two test images (grey levels 50 and 150) after the three training ones: all five."""
+    files = dict(tiny_mnist)
+    files[mnist.TEST_IMAGES], files[mnist.TEST_LABELS] = tmp_path / "ti", tmp_path / "tl"
+    write_idx(files[mnist.TEST_IMAGES], np.stack([np.full((28, 28), g) for g in (50, 150)]))
+    write_idx(files[mnist.TEST_LABELS], np.array([4, 9]))
+    art = mnist.build_vectors(files, n_digits=5, seed=0, sets=["train", "test"])
+    assert art.items["name"].tolist() == ["train0", "train1", "train2", "test0", "test1"]
+    assert art.items["set"].tolist() == ["train"] * 3 + ["test"] * 2
+    assert art.items["set_index"].tolist() == [0, 1, 2, 0, 1]
+    np.testing.assert_allclose(art["X"][:, 0] * 255.0, [0, 100, 200, 50, 150])
+    assert art["labels"].tolist() == [7, 0, 3, 4, 9] and art.meta["sets"] == ["train", "test"]
+    with pytest.raises(DatasetError, match="n_digits=6"):
+        mnist.build_vectors(files, n_digits=6, sets=["train", "test"])
+    with pytest.raises(DatasetError, match="distinct"):
+        mnist.build_vectors(files, n_digits=2, sets=["train", "train"])
+    with pytest.raises(DatasetError, match="validation"):
+        mnist.build_vectors(files, n_digits=2, sets=["validation"])
+
+
 def test_read_idx_gzip(tmp_path, tiny_mnist):
     import gzip
 

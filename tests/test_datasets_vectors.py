@@ -46,6 +46,25 @@ def test_mnist_6000(build_from_mirror, mirror):
     assert len(np.intersect1d(index, other.items["training_index"])) < 1000
 
 
+def test_mnist_70000(build_from_mirror, mirror, registry):
+    """The registry entry takes every digit of both sets; a 5000-digit build (the quick
+    config's override) draws from both and matches the raw files."""
+    params = registry["datasets"]["mnist_70000"]["params"]
+    assert params["n_digits"] == 70000 and params["sets"] == ["train", "test"]
+    art = build_from_mirror("mnist_70000", n_digits=5000)
+    assert_vectors(art, 5000, 784)
+    files = {k: mirror / k for k in (mnist.IMAGES, mnist.LABELS, *mnist.SETS["test"])}
+    counts = art.items["set"].value_counts()
+    assert 550 < counts["test"] < 900  # ~5000 / 7 from the test set
+    for name in ("train", "test"):
+        images, digits = mnist.read_set(files, name)
+        assert len(images) == {"train": 60000, "test": 10000}[name]
+        rows = (art.items["set"] == name).to_numpy()
+        index = art.items.loc[rows, "set_index"].to_numpy()
+        np.testing.assert_array_equal(art["X"][rows] * 255.0, images[index])
+        np.testing.assert_array_equal(art["labels"][rows], digits[index])
+
+
 def test_mocap(build_from_mirror):
     art = build_from_mirror("mocap")
     assert_vectors(art, 217, 102)

@@ -86,7 +86,7 @@ def test_each_paper_owns_its_section():
     files name no paper's section."""
     schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
     papers = [p for p in schema["properties"] if p not in ("data", "datasets")]
-    assert sorted(papers) == ["dcode", "diffeomap", "ee", "snest", "tste"]
+    assert sorted(papers) == ["dcode", "diffeomap", "ee", "scale", "snest", "tste"]
     for paper in papers:
         rules = (REPO / "workflow" / "rules" / f"{paper}.smk").read_text()
         assert f'validate(config["{paper}"], schema="../schemas/{paper}.schema.yaml")' in rules
@@ -108,6 +108,33 @@ def test_a_python_without_the_dependencies_is_refused_before_any_job(tmp_path):
     assert proc.returncode != 0
     assert str(fake) in out and "numba" in out and "scikit-learn" in out
     assert "snakemake" not in out.split("lacks", 1)[1].split("which", 1)[0]
+
+
+def test_a_python_without_the_scale_extra_is_refused_where_opentsne_runs(tmp_path):
+    """The scale experiment's openTSNE needs the extra `scale`: a `python` without openTSNE
+    stops the workflow at parse time, unless the config leaves openTSNE out."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import importlib.metadata as m\n"
+        "_version = m.version\n"
+        "def version(name):\n"
+        "    if name.lower() == 'opentsne':\n"
+        "        raise m.PackageNotFoundError(name)\n"
+        "    return _version(name)\n"
+        "m.version = version\n"
+    )
+    fake = tmp_path / "python"
+    fake.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path}" exec "{sys.executable}" "$@"\n')
+    fake.chmod(0o755)
+    proc = snakemake("--dry-run", "--nolock", check=False, path_first=tmp_path)
+    assert proc.returncode != 0
+    out = " ".join((proc.stdout + proc.stderr).split())
+    assert "lacks openTSNE, which the rules need (extra `scale` of pyproject.toml)" in out
+    without = tmp_path / "without.yaml"
+    without.write_text(yaml.safe_dump({"scale": {"methods": ["tsne", "snest"]}}))
+    snakemake(
+        "results/tables/scale.md", "--dry-run", "--nolock",
+        "--configfile", "config/config.yaml", str(without), path_first=tmp_path,
+    )  # fmt: skip
 
 
 def test_dry_run_of_default_target(registry):

@@ -22,6 +22,7 @@ PAPERS = {
     "dcode": "D-CODE",
     "diffeomap": "Diffeomap",
     "ee": "EE",
+    "scale": "scale (beyond the papers)",
 }
 
 

@@ -23,11 +23,12 @@ shell.prefix(
 )
 
 
-def check_job_python():
+def check_job_python(extra=None):
     """Fail before any job runs where the rules' `python` lacks a runtime dependency named in
     pyproject.toml (e.g. `.venv/bin/snakemake` called without .venv/bin on PATH: every job
-    would die on an import). Skipped where Snakemake deploys the conda env, which brings its
-    own python."""
+    would die on an import), or, given `extra`, one of that optional extra's (a section that
+    needs it calls this again). Skipped where Snakemake deploys the conda env, which brings
+    its own python."""
     pyproject = Path(workflow.basedir, "pyproject.toml")
     if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
         return
@@ -41,7 +42,10 @@ def check_job_python():
             "PATH=$PWD/.venv/bin:$PATH snakemake ..."
         )
     with open(pyproject, "rb") as fh:
-        wanted = tomllib.load(fh)["project"]["dependencies"]
+        project = tomllib.load(fh)["project"]
+    wanted = project["dependencies"]
+    if extra is not None:
+        wanted = wanted + project["optional-dependencies"][extra]
     names = [re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0] for d in wanted]
     probe = (
         "import importlib.metadata as m, sys\n"
@@ -54,9 +58,10 @@ def check_job_python():
         args, capture_output=True, text=True, check=True
     ).stdout.split()
     if missing:
+        needs = f"extra `{extra}` of {pyproject.name}" if extra else pyproject.name
         raise WorkflowError(
             f"`python` on PATH ({python}) lacks {', '.join(missing)}, which the rules need "
-            f"({pyproject.name}); run `make reproduce`, or put the project's environment "
+            f"({needs}); run `make reproduce`, or put the project's environment "
             "first: PATH=$PWD/.venv/bin:$PATH snakemake ..."
         )
 

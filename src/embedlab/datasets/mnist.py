@@ -1,5 +1,8 @@
 """MNIST: an idx-file reader, a vectors subset and the t-STE nearest-neighbour triplets.
 
+Vectors (:func:`build_vectors`): a seeded subset of the digits of the training set, the test
+set or both (``sets: [train, test]``, 70,000 digits: the scale experiment's ``mnist_70000``).
+
 Triplets (t-STE, van der Maaten & Weinberger 2012): from ``n_digits`` random training digits,
 draw ``n_triplets`` triplets (i, j, l) with
 
@@ -38,6 +41,10 @@ from embedlab.datasets.readers import raw_file, require
 
 IMAGES = "mnist/train-images.idx3-ubyte"
 LABELS = "mnist/train-labels.idx1-ubyte"
+TEST_IMAGES = "mnist/t10k-images.idx3-ubyte"
+TEST_LABELS = "mnist/t10k-labels.idx1-ubyte"
+#: the idx files (images, labels) of each set
+SETS = {"train": (IMAGES, LABELS), "test": (TEST_IMAGES, TEST_LABELS)}
 IMAGE_SHAPE = (28, 28)
 _UBYTE = 0x08
 
@@ -70,7 +77,14 @@ def read_idx(path: Path, ndim: int) -> np.ndarray:
 
 def read_training_set(files: dict) -> tuple[np.ndarray, np.ndarray]:
     """The training images as (n, 784) uint8 and their digits as (n,) int64."""
-    images_path, labels_path = raw_file(files, IMAGES), raw_file(files, LABELS)
+    return read_set(files, "train")
+
+
+def read_set(files: dict, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The images of set ``name`` ("train" or "test") as (n, 784) uint8, digits (n,) int64."""
+    if name not in SETS:
+        raise DatasetError(f"unknown MNIST set {name!r}; expected one of {sorted(SETS)}")
+    images_path, labels_path = (raw_file(files, key) for key in SETS[name])
     images = read_idx(images_path, 3)
     labels = read_idx(labels_path, 1).astype(np.int64)
     require(
@@ -108,15 +122,38 @@ def _items(index: np.ndarray, digits: np.ndarray) -> pd.DataFrame:
     )
 
 
-def build_vectors(files: dict, n_digits: int = 6000, seed: int = 0) -> Artifact:
-    """A seeded subset of training digits: X = pixels / 255 (float64), labels = digits."""
-    images, labels = read_training_set(files)
-    index = random_subset(len(images), n_digits, seed, raw_file(files, IMAGES))
+def build_vectors(
+    files: dict, n_digits: int = 6000, seed: int = 0, sets: tuple = ("train",)
+) -> Artifact:
+    """A seeded subset of the digits of ``sets`` (train, then test, as one pool):
+    X = pixels / 255 (float64), labels = digits. Items: name (train<i> / test<i>) and digit,
+    with training_index for a training-set build, set and set_index otherwise."""
+    sets = list(sets)
+    if not sets or len(set(sets)) != len(sets):
+        raise DatasetError(f"MNIST sets={sets} must name distinct sets among {sorted(SETS)}")
+    parts = [read_set(files, name) for name in sets]
+    source = raw_file(files, SETS[sets[0]][0])
+    images = np.concatenate([p[0] for p in parts])
+    labels = np.concatenate([p[1] for p in parts])
+    index = random_subset(len(images), n_digits, seed, source)
+    if sets == ["train"]:
+        items = _items(index, labels[index])
+    else:
+        origin = np.repeat(sets, [len(p[1]) for p in parts])[index]
+        within = np.concatenate([np.arange(len(p[1])) for p in parts])[index]
+        items = pd.DataFrame(
+            {
+                "name": [f"{s}{i}" for s, i in zip(origin, within, strict=True)],
+                "set": origin,
+                "set_index": within,
+                "digit": labels[index],
+            }
+        )
     return Artifact(
         kind="vectors",
         arrays={"X": images[index].astype(np.float64) / 255.0, "labels": labels[index]},
-        items=_items(index, labels[index]),
-        meta={"image_shape": list(IMAGE_SHAPE)},
+        items=items,
+        meta={"image_shape": list(IMAGE_SHAPE), "sets": sets},
     )
 
 

@@ -7,6 +7,8 @@ import numpy as np
 from sklearn.manifold import trustworthiness as _sk_trustworthiness
 from sklearn.neighbors import NearestNeighbors
 
+from embedlab.knn_affinities import nearest_neighbours
+
 
 def loo_1nn_errors(Y: np.ndarray, labels: np.ndarray) -> int:
     """Leave-one-out 1-NN errors: #{i : label(nearest j != i in Y) != label(i)}.
@@ -38,3 +40,22 @@ def loo_1nn_error_rate(Y: np.ndarray, labels: np.ndarray) -> float:
 def trustworthiness(X: np.ndarray, Y: np.ndarray, n_neighbors: int = 10) -> float:
     """Trustworthiness of embedding ``Y`` of ``X`` (scikit-learn's implementation)."""
     return float(_sk_trustworthiness(X, Y, n_neighbors=n_neighbors))
+
+
+def knn_preservation(reference: np.ndarray, Y: np.ndarray, k: int = 10) -> float:
+    """Mean over the points of |N_k(i) & M_k(i)| / k, where N_k(i) is the first ``k`` columns
+    of ``reference`` (each point's nearest neighbours in the input, nearest first, i itself
+    not listed) and M_k(i) its k nearest other points in the map ``Y`` (exact, scikit-learn;
+    a duplicate of i may stand in for i itself, as in :func:`nearest_neighbours`)."""
+    reference = np.asarray(reference)
+    Y = np.asarray(Y, dtype=np.float64)
+    if reference.ndim != 2 or reference.shape[0] != len(Y) or reference.shape[1] < k:
+        raise ValueError(
+            f"reference neighbours of shape {reference.shape} do not give {k} neighbours for "
+            f"each of the {len(Y)} points of the map"
+        )
+    if not np.isfinite(Y).all():
+        raise ValueError("embedding contains NaN or inf")
+    mapped, _, _ = nearest_neighbours(Y, k, exact_below=len(Y) + 1)
+    hits = (mapped[:, :, None] == reference[:, None, :k]).any(axis=2)  # n x k, no n^2
+    return float(hits.mean())

@@ -210,6 +210,18 @@ class NeighbourKL:
         return kl, grad
 
 
+def initial_embedding(
+    n: int, n_space: int, n_time: int, scale: float, scale_time: float, random_state
+) -> np.ndarray:
+    """The estimators' start: normal space columns (sd ``scale``), then normal time columns
+    (sd ``scale_time``), drawn in that order from ``np.random.default_rng(random_state)``
+    (another optimiser given this array starts where ours does)."""
+    rng = np.random.default_rng(random_state)
+    space = rng.normal(0.0, scale, size=(n, n_space))
+    time = rng.normal(0.0, scale_time, size=(n, n_time))
+    return np.hstack([space, time])
+
+
 class _NeighbourEmbedding(BaseEstimator):
     """Shared fit logic; subclasses set ``_kernel`` and their dimensions."""
 
@@ -245,10 +257,9 @@ class _NeighbourEmbedding(BaseEstimator):
         )
 
     def _initial(self, n: int, n_space: int, n_time: int) -> np.ndarray:
-        rng = np.random.default_rng(self.random_state)
-        space = rng.normal(0.0, self.init_scale, size=(n, n_space))
-        time = rng.normal(0.0, self.init_scale_time if n_time else 0.0, size=(n, n_time))
-        return np.hstack([space, time])
+        scale_time = self.init_scale_time if n_time else 0.0
+        return initial_embedding(n, n_space, n_time, self.init_scale, scale_time,
+                                 self.random_state)
 
     def fit(self, P, y=None, reference_cost=None):
         """Embed the items of the affinity matrix ``P`` (n x n; sparse or dense);

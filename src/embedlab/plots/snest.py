@@ -64,7 +64,7 @@ def _check_length(values, n: int, name: str) -> np.ndarray:
     return values
 
 
-def _time_norm(time: np.ndarray, time_limit: float | None) -> Normalize:
+def time_norm(time: np.ndarray, time_limit: float | None) -> Normalize:
     """Symmetric colour scale [-L, L]; L defaults to the 99th percentile of |time|."""
     if time_limit is None:
         time_limit = float(np.quantile(np.abs(time), 0.99))
@@ -159,7 +159,7 @@ def _labelled_map(
     The figure keeps the :class:`Placement` as ``fig.label_placement``.
     """
     space, time = embedding[:, :2], embedding[:, 2]
-    norm = _time_norm(time, time_limit)
+    norm = time_norm(time, time_limit)
     fig = new_figure(figsize)
     ax = _space_axes(fig, (0.04, 0.04, 0.84, 0.9), space, title, robust=True)
     clipped = bool(np.abs(time).max() > norm.vmax)
@@ -231,7 +231,7 @@ def school_figure(embedding, links, classes, roles) -> Figure:
     teacher = _check_length(roles, n, "roles").astype(str) == "teacher"
 
     space, time = Y[:, :2], Y[:, 2]
-    norm = _time_norm(time, float(np.abs(time).max()))
+    norm = time_norm(time, float(np.abs(time).max()))
     fig = new_figure((7.0, 6.6))
     ax = _space_axes(
         fig,

@@ -1,0 +1,128 @@
+"""Our t-SNE R^2 against openTSNE on the same sparse P and schedule, with SNEST R^{2,1} and
+t-SNE R^3 beside them: the targets of issue #23.
+
+On n MNIST digits (a seeded subset of the 70,000 training + test digits, read from the mirror
+through the registry's ``mnist_70000`` builder) one P is built as the scale experiment builds
+it (perplexity 30, k = 90 neighbours in PCA-50: :mod:`embedlab.knn_affinities`); then, in one
+process, each method is fitted with the experiment's own code
+(:func:`embedlab.experiments.scale.embed`: the same warm-up, start, schedule and learning
+rate), and every final map's KL is evaluated exactly (:func:`embedlab.experiments.scale.measure`).
+Printed: wall seconds, epochs, exact KL per method, then the targets:
+
+* t-SNE R^2 (ours, fft) / openTSNE: wall time ratio <= 1, exact KL within 1 %;
+* SNEST R^{2,1} (ours): wall time <= 2x our t-SNE R^2's, exact KL below t-SNE R^3's.
+
+    python benchmarks/bench_scale.py --n 2000
+    python benchmarks/bench_scale.py --n 70000 --max-iter 750   # the issue's size (hours)
+
+Timings are wall clock on whatever else the machine runs; ``--threads`` sets numba's and
+openTSNE's threads alike.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before numba starts its OpenMP threads
+
+import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numba  # noqa: E402
+
+from embedlab import registry  # noqa: E402
+from embedlab.datasets import build_dataset  # noqa: E402
+from embedlab.experiments import scale  # noqa: E402
+from embedlab.knn_affinities import knn_affinities  # noqa: E402
+from embedlab.methods.neighbour import TSNE  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+MIRROR = Path(os.environ.get("EMBEDLAB_MIRROR", REPO.parent / "shared" / "datasets"))
+
+
+def digits(n: int, seed: int):
+    """(X, labels) of n digits drawn from all 70,000 (the registry's mnist_70000 builder)."""
+    reg = registry.load(REPO / "config" / "datasets.yaml")
+    spec = registry.dataset_spec(reg, "mnist_70000", {"n_digits": n, "seed": seed})
+    art = build_dataset("mnist_70000", spec, MIRROR)
+    return art.arrays["X"], art.arrays["labels"]
+
+
+def tsne3(P, Z, settings: scale.Settings, threads: int) -> scale.Fit:
+    """Our t-SNE R^3 with the t-SNE schedule (the rival of SNEST R^{2,1} in the SNEST paper)."""
+    s = settings.schedule(P.shape[0])
+    started = time.perf_counter()
+    est = TSNE(3, random_state=settings.seed, repulsion=settings.repulsion,
+               **scale.estimator_kw(s)).fit(P)
+    return scale.Fit(est.embedding_, time.perf_counter() - started, est.n_iter_,
+                     est.cost_trace_, 0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--max-iter", type=int, default=750)
+    parser.add_argument("--exaggeration-epochs", type=int, default=250)
+    parser.add_argument("--threads", type=int, default=numba.config.NUMBA_NUM_THREADS)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--snest-repulsion", choices=["exact", "fft"], default="fft")
+    parser.add_argument("--tsne3-repulsion", choices=["exact", "fft"], default="exact",
+                        help="t-SNE R^3's (its 3-D FFT grid is mostly over the cap)")
+    args = parser.parse_args()
+    numba.set_num_threads(args.threads)
+
+    X, labels = digits(args.n, args.seed)
+    started = time.perf_counter()
+    aff = knn_affinities(X, perplexity=30.0, pca_dims=50, seed=args.seed)
+    print(f"n = {args.n}: P in {time.perf_counter() - started:.1f} s ({aff.method} neighbours, "
+          f"nnz {aff.P.nnz}); {args.max_iter} epochs, {args.exaggeration_epochs} exaggerated "
+          f"x12, {args.threads} threads")
+    settings = scale.Settings(
+        max_iter=args.max_iter, learning_rate="auto", exaggeration=12.0,
+        exaggeration_epochs=args.exaggeration_epochs, momentum=(0.5, 0.8),
+        momentum_epochs=(args.exaggeration_epochs,), time_ratio=0.01, snest_exaggeration=4.0,
+        snest_exaggeration_epochs=100, ee_lam_n=0.01, repulsion="fft", seed=args.seed,
+        log_every=0,
+    )  # fmt: skip
+    runs = {
+        "tsne": scale.embed("tsne", aff.P, aff.Z, settings, args.threads),
+        "opentsne": scale.embed("opentsne", aff.P, aff.Z, settings, args.threads),
+        "snest": scale.embed(
+            "snest", aff.P, aff.Z,
+            dataclasses.replace(settings, repulsion=args.snest_repulsion), args.threads,
+        ),  # fmt: skip
+    }
+    tsne3(aff.P, aff.Z, dataclasses.replace(settings, max_iter=5), args.threads)  # warm-up
+    runs["tsne3"] = tsne3(aff.P, aff.Z, dataclasses.replace(settings,
+                                                            repulsion=args.tsne3_repulsion),
+                          args.threads)
+    kl = {}
+    print(f"{'method':<10} {'wall s':>8} {'epochs':>6} {'exact KL':>9} {'1-NN err':>8}  repulsion")
+    for method, fit in runs.items():
+        measured = scale.measure(aff.P, aff.neighbours, labels,
+                                 "tsne" if method == "tsne3" else method, fit.embedding)
+        if method == "tsne3":
+            note = args.tsne3_repulsion
+        else:
+            repulsion = args.snest_repulsion if method == "snest" else "fft"
+            note = scale.repulsion_note(method, repulsion, fit.exact_calls, fit.epochs)
+        kl[method] = measured["exact_kl"]
+        print(f"{method:<10} {fit.seconds:8.1f} {fit.epochs:6d} {kl[method]:9.4f} "
+              f"{measured['nn1_error']:8.3f}  {note}")
+    time_ratio = runs["tsne"].seconds / runs["opentsne"].seconds
+    kl_ratio = kl["tsne"] / kl["opentsne"]
+    snest_ratio = runs["snest"].seconds / runs["tsne"].seconds
+    print(f"t-SNE / openTSNE: wall time x{time_ratio:.2f} (target <= 1: "
+          f"{'met' if time_ratio <= 1 else 'not met'}), exact KL x{kl_ratio:.4f} "
+          f"({scale.direction(kl_ratio)}; target within 1 %: "
+          f"{'met' if abs(kl_ratio - 1) <= 0.01 else 'not met'})")
+    print(f"SNEST R^{{2,1}} / t-SNE R^2: wall time x{snest_ratio:.2f} (target <= 2: "
+          f"{'met' if snest_ratio <= 2 else 'not met'}); exact KL {kl['snest']:.4f} vs t-SNE "
+          f"R^3 {kl['tsne3']:.4f} (target lower: "
+          f"{'met' if kl['snest'] < kl['tsne3'] else 'not met'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""The scale experiment (issue #23): schedule translation, fits on one sparse P, measures,
+table, figure and the CLI verbs, on a small clustered toy (the 70,000-digit run is the
+workflow's)."""
+
+import argparse
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from embedlab import artifacts
+from embedlab.artifacts import Artifact
+from embedlab.evaluate.knn import knn_preservation
+from embedlab.experiments import scale
+from embedlab.knn_affinities import knn_affinities, nearest_neighbours
+from embedlab.methods.neighbour import TSNE, NeighbourKL, validate_affinities
+from embedlab.optimize import GradientDescent
+
+
+def settings(**changes) -> scale.Settings:
+    base = dict(
+        max_iter=60, learning_rate="auto", exaggeration=12.0, exaggeration_epochs=20,
+        momentum=(0.5, 0.8), momentum_epochs=(20,), time_ratio=0.01, snest_exaggeration=4.0,
+        snest_exaggeration_epochs=10, ee_lam_n=0.01, repulsion="fft", seed=0, log_every=0,
+    )  # fmt: skip
+    return scale.Settings(**{**base, **changes})
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    """400 points in 5 clusters of 30-D, labelled by cluster, as a vectors artifact."""
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 5, 400)
+    X = rng.normal(size=(5, 30))[labels] * 4 + rng.normal(size=(400, 30))
+    art = Artifact("vectors", {"X": X, "labels": labels}, pd.DataFrame({"name": range(400)}))
+    folder = tmp_path_factory.mktemp("data") / "toy"
+    artifacts.save(art, folder, "toy")
+    return folder, knn_affinities(X, perplexity=10.0, pca_dims=20), labels
+
+
+@pytest.mark.parametrize(
+    "schedule, expected",
+    [
+        ((750, 12.0, 250, (0.5, 0.8), (250,)), [(250, 12.0, 0.5), (500, 1.0, 0.8)]),
+        ((300, 12.0, 100, (0.5, 0.8, 0.9), (100, 1000)), [(100, 12.0, 0.5), (200, 1.0, 0.8)]),
+        ((750, 4.0, 100, (0.5, 0.8), (250,)), [(100, 4.0, 0.5), (150, 1.0, 0.5), (500, 1.0, 0.8)]),
+        ((50, 12.0, 0, (0.5, 0.8), (250,)), [(50, 1.0, 0.5)]),
+    ],
+)
+def test_opentsne_phases_replay_the_schedule(schedule, expected):
+    max_iter, x, x_epochs, momentum, switches = schedule
+    s = GradientDescent(max_iter=max_iter, exaggeration=x, exaggeration_epochs=x_epochs,
+                        momentum=momentum, momentum_epochs=switches)
+    assert scale.phases(s) == expected
+    assert sum(p[0] for p in expected) == max_iter
+
+
+def test_auto_learning_rate_and_opentsne_units():
+    assert settings().rate(70000) == pytest.approx(70000 / 48)
+    assert settings(learning_rate=200.0).rate(70000) == 200.0
+    with pytest.raises(ValueError, match="learning_rate"):
+        settings(learning_rate=-1.0).rate(10)
+
+
+def test_opentsne_gradient_is_a_quarter_of_ours(toy):
+    """The factor behind OPENTSNE_FACTOR: openTSNE's KL gradient x 4 = ours (same P, same Y)."""
+    tsne_module = pytest.importorskip("openTSNE.tsne")
+    _, aff, _ = toy
+    P = validate_affinities(aff.P)
+    Y = np.random.default_rng(1).normal(size=(400, 2)) * 3
+    kl, grad = NeighbourKL(P, "tsne", 2)(Y)
+    fft = {"n_interpolation_points": 3, "min_num_intervals": 50, "ints_in_interval": 1}
+    theirs_kl, theirs = tsne_module.kl_divergence_fft(Y.copy(), P, 1, fft, should_eval_error=True)
+    assert theirs_kl == pytest.approx(kl, rel=1e-3)
+    assert np.linalg.norm(scale.OPENTSNE_FACTOR * theirs - grad) < 1e-2 * np.linalg.norm(grad)
+
+
+def test_opentsne_starts_where_our_tsne_starts():
+    ours = TSNE(random_state=3)._initial(50, 2, 0)
+    np.testing.assert_array_equal(scale.opentsne_start(50, 3), ours)
+
+
+@pytest.mark.parametrize("method", scale.METHODS)
+def test_every_method_embeds_the_shared_p(toy, method):
+    if method == "opentsne":
+        pytest.importorskip("openTSNE")
+    _, aff, labels = toy
+    fit = scale.embed(method, aff.P, aff.Z, settings(), threads=1)
+    n_time = scale.KERNELS[method][1]
+    assert fit.embedding.shape == (400, 2 + n_time) and np.isfinite(fit.embedding).all()
+    assert fit.epochs == 60 and fit.seconds > 0
+    row = scale.measure(aff.P, aff.neighbours, labels, method, fit.embedding)
+    assert np.isfinite(row["exact_kl"]) and row["kl_kernel"] == scale.KERNELS[method][0]
+    assert row["nn1_error"] < 0.2  # five well separated clusters
+    assert 0.0 < row["knn10_preservation"] <= 1.0
+
+
+def test_snest_keeps_its_own_exaggeration(toy, monkeypatch):
+    seen = {}
+
+    class Spy(scale.SNEST):
+        def fit(self, P, y=None, reference_cost=None):
+            seen.update(self.get_params())
+            return super().fit(P)
+
+    monkeypatch.setattr(scale, "SNEST", Spy)
+    _, aff, _ = toy
+    scale.embed("snest", aff.P, aff.Z, settings(max_iter=30), threads=1)
+    assert seen["exaggeration"] == 4.0 and seen["exaggeration_epochs"] == 10
+    assert seen["learning_rate_time"] == pytest.approx(0.01 * 400 / 48)
+
+
+@pytest.mark.parametrize(
+    "args, note",
+    [
+        (("tsne", "fft", 0, 750), "fft"),
+        (("snest", "fft", 751, 750), "exact (fft grid too large in every epoch)"),
+        (("snest", "fft", 12, 750), "fft; exact in 12 of 750 epochs (grid too large)"),
+        (("ee", "exact", 0, 750), "exact"),
+        (("opentsne", "fft", 0, 750), "openTSNE fft"),
+    ],
+)
+def test_the_table_says_how_the_repulsion_ran(args, note):
+    assert scale.repulsion_note(*args) == note
+
+
+def test_knn_preservation():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 2))
+    reference, _, _ = nearest_neighbours(X, 15)
+    assert knn_preservation(reference, X, 10) == 1.0
+    assert knn_preservation(reference, rng.normal(size=(300, 2)), 10) < 0.15
+    with pytest.raises(ValueError, match="10 neighbours"):
+        knn_preservation(reference[:, :5], X, 10)
+
+
+def test_targets_read_the_ratios():
+    df = pd.DataFrame({"method": ["tsne", "snest", "opentsne"], "wall_s": [10.0, 30.0, 12.0],
+                       "exact_kl": [2.0, 1.9, 2.05]})
+    tsne, snest = scale.targets(df)
+    assert "x0.83 (target <= 1: met)" in tsne
+    assert "x0.9756 (2.4 % lower; target within 1 %: not met)" in tsne
+    assert "x3.00 (target <= 2: not met)" in snest
+    assert scale.targets(df[df["method"] == "tsne"]) == []
+
+
+def test_cli_affinities_embed_table_figure(toy, tmp_path):
+    folder, _, _ = toy
+    parser = argparse.ArgumentParser()
+    scale.register(parser.add_subparsers())
+
+    def run(*argv):
+        args = parser.parse_args([str(a) for a in argv])
+        args.func(args)
+
+    aff = tmp_path / "aff.npz"
+    run("scale-affinities", "--artifact", folder, "--perplexity", 10, "--pca-dims", 20,
+        "--seed", 0, "--out", aff)
+    arrays, info = scale.load_affinities(aff)
+    assert info["k"] == 30 and info["knn_method"] == "exact" and arrays["Z"].shape == (400, 20)
+    validate_affinities(arrays["P"])
+    maps = []
+    for method in ("tsne", "snest"):
+        maps.append(tmp_path / f"{method}.npz")
+        run("scale-embed", "--affinities", aff, "--method", method, "--max-iter", 40,
+            "--learning-rate", "auto", "--exaggeration", 12, "--exaggeration-epochs", 10,
+            "--momentum", 0.5, 0.8, "--momentum-epochs", 10, "--time-ratio", 0.01,
+            "--snest-exaggeration", 4, "--snest-exaggeration-epochs", 10, "--ee-lam-n", 0.01,
+            "--repulsion", "exact", "--seed", 0, "--threads", 1, "--log-every", 0,
+            "--out", maps[-1])
+    csv, md = tmp_path / "scale.csv", tmp_path / "scale.md"
+    run("scale-table", "--affinities", aff, "--csv", csv, "--md", md, *maps)
+    table = pd.read_csv(csv)
+    assert table["method"].tolist() == ["tsne", "snest"]
+    assert list(table.columns) == scale.COLUMNS and (table["n"] == 400).all()
+    assert (table["repulsion"] == "exact").all() and (table["epochs"] == 40).all()
+    text = md.read_text()
+    assert text.startswith("# Scale: toy, n = 400") and "SNEST R^{2,1} / t-SNE R^2" in text
+    run("scale-figure", "--affinities", aff, "--tsne", maps[0], "--snest", maps[1],
+        "--table", csv, "--out", tmp_path / "fig")
+    assert (tmp_path / "fig.png").stat().st_size > 10000 and (tmp_path / "fig.pdf").exists()
+
+
+def test_the_figure_refuses_maps_of_the_wrong_shape():
+    from embedlab.plots.scale import maps_figure
+
+    with pytest.raises(ValueError, match="n x 3"):
+        maps_figure(np.zeros((5, 2)), np.zeros((5, 2)), np.zeros(5, int), {}, "")
