@@ -62,6 +62,8 @@ def test_two_stage_protocol_table_and_figure(blobs, tmp_path):
     assert n_used == len(exp.load(full)["arrays"]["rows"])  # every point (no repeats here)
     df = exp.results_table([g, f, full, b], "config/paper_values/diffeomap_1nn.csv")
     assert set(df["stage"]) == {"grid", "final", "full_set", "baseline"}
+    ours = df[df["stage"] != "quoted from the paper (not rerun)"]["stage"].tolist()
+    assert ours == sorted(ours, key=exp.STAGE_ORDER.get)  # the full-set rows before baselines
     full_row = df[df["stage"] == "full_set"].iloc[0]
     assert full_row["verdict"] == "" and pd.isna(full_row["paper"])
     # the computed errors are those of the stored maps

@@ -377,6 +377,9 @@ def baselines(
 #: the stages of a Diffeomap run file (``diffeomap-embed --stage``)
 STAGES = ("grid", "final", "full_set")
 
+#: the order of a dataset's rows in the 1-NN table
+STAGE_ORDER = {"grid": 0, "final": 1, "full_set": 2, "baseline": 3}
+
 #: the settings of a Diffeomap run shown in the table's ``params``
 RUN_PARAMS = ("sigma_rel", "lam", "p", "n_basis", "max_iter", "optimizer", "formulation")
 
@@ -445,6 +448,11 @@ def results_table(files: list[str | Path], paper_csv: str | Path) -> pd.DataFram
                 }
             )
     df = pd.DataFrame(rows)
+    # each dataset's rows together (datasets in file order), its stages in STAGE_ORDER
+    datasets = {d: k for k, d in enumerate(dict.fromkeys(df["dataset"]))}
+    df = df.assign(_d=df["dataset"].map(datasets), _s=df["stage"].map(STAGE_ORDER))
+    df = df.sort_values(["_d", "_s"], kind="stable").drop(columns=["_d", "_s"])
+    df = df.reset_index(drop=True)
     ref = {
         (d, m): v for d, m, v in zip(paper["dataset"], paper["method"], paper["value"], strict=True)
     }
