@@ -35,6 +35,7 @@ import scipy.sparse as sp
 from sklearn.decomposition import PCA
 from sklearn.neighbors import NearestNeighbors
 
+from embedlab.checks import check_points
 from embedlab.perplexity import knn_conditional_affinities
 
 log = logging.getLogger(__name__)
@@ -51,21 +52,6 @@ TOLERANCE = 1e-5
 def neighbours_for(perplexity: float) -> int:
     """k = ceil(3 perplexity): 90 at perplexity 30."""
     return int(math.ceil(NEIGHBOURS_PER_PERPLEXITY * perplexity))
-
-
-def check_points(X, name: str = "X") -> np.ndarray:
-    """``X`` as a float64 n x D array, or ValueError naming the first row with NaN / inf."""
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"{name}: must be a non-empty 2-D array (n x D), got shape {X.shape}")
-    bad = ~np.isfinite(X).all(axis=1)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{name}: row {row} contains NaN or inf ({int(bad.sum())} such rows); "
-            "drop or impute them first"
-        )
-    return X
 
 
 def pca(X, n_components: int, seed: int = 0) -> np.ndarray:

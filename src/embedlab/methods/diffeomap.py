@@ -72,31 +72,13 @@ from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from embedlab.checks import check_points
 from embedlab.kernels.diffeomap import gaussian_kernel, gaussian_kernel_vjp
 
 log = logging.getLogger(__name__)
 
 #: optimiser iterations between progress lines (energy) in the fit's log
 LOG_EVERY = 50
-
-# ----------------------------------------------------------------------------- input checks
-
-
-def check_points(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
-    """X as a float64 (m x a) array; errors name the array and the first bad entry."""
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D array (points x features), got {X.shape}")
-    bad = ~np.isfinite(X)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(
-            f"{name} contains {int(bad.sum())} NaN/inf values (first at row {i}, column {j}: "
-            f"{X[i, j]})"
-        )
-    if n_features is not None and X.shape[1] != n_features:
-        raise ValueError(f"{name} has {X.shape[1]} features; the model was fitted on {n_features}")
-    return X
 
 
 # ----------------------------------------------------------------------------- PCA frame
