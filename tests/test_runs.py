@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from embedlab import runs
@@ -72,3 +73,12 @@ def test_save_npz_round_trips_atomically_with_plain_permissions(tmp_path):
     with pytest.raises(TypeError):
         runs.save_npz(path, {"Y": np.zeros(2)}, {"meta": {"bad": object()}})
     np.testing.assert_array_equal(runs.load_npz(path)[0]["Y"], arrays["Y"])  # old file intact
+
+
+def test_save_npz_keeps_a_sparse_matrix_sparse(tmp_path):
+    P = sp.random(7, 7, density=0.3, format="csr", random_state=0)
+    path = runs.save_npz(tmp_path / "p.npz", {"P": P, "Y": np.ones(3)}, {})
+    arrays, _ = runs.load_npz(path)
+    assert sp.issparse(arrays["P"]) and arrays["P"].shape == (7, 7)
+    assert (arrays["P"] != P).nnz == 0
+    np.testing.assert_array_equal(arrays["Y"], np.ones(3))

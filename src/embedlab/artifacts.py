@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -185,7 +186,10 @@ def validate(art: Artifact, name: str = "?", *, atol: float = 1e-9) -> Artifact:
 # writing and reading
 
 
-def _flatten(arrays: dict[str, Any]) -> dict[str, np.ndarray]:
+def flatten_arrays(arrays: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Plain arrays for ``np.savez``: a sparse matrix ``M`` as ``M.data``, ``M.indices``,
+    ``M.indptr``, ``M.shape`` (CSR); a list of them as ``C.len`` and ``C.0.data`` ...; names
+    must not contain '.'."""
     flat: dict[str, np.ndarray] = {}
 
     def put_sparse(prefix: str, m: Any) -> None:
@@ -209,7 +213,8 @@ def _flatten(arrays: dict[str, Any]) -> dict[str, np.ndarray]:
     return flat
 
 
-def _unflatten(flat: dict[str, np.ndarray]) -> dict[str, Any]:
+def unflatten_arrays(flat: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """The inverse of :func:`flatten_arrays`."""
     def get_sparse(prefix: str) -> sp.csr_matrix:
         shape = tuple(int(s) for s in flat[f"{prefix}.shape"])
         parts = (flat[f"{prefix}.data"], flat[f"{prefix}.indices"], flat[f"{prefix}.indptr"])
@@ -274,7 +279,7 @@ def save(art: Artifact, folder: str | Path, name: str = "?") -> Path:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "meta.json").unlink(missing_ok=True)
-    flat = _flatten(art.arrays)
+    flat = flatten_arrays(art.arrays)
     atomic_write(folder / "data.npz", lambda p: write_npz(p, flat))
     atomic_write(folder / "items.tsv", lambda p: art.items.to_csv(p, sep="\t", index=False))
     meta = {"kind": art.kind, "name": name, **art.meta, "summary": art.summary()}
@@ -293,7 +298,7 @@ def load(folder: str | Path) -> Artifact:
             raise FileNotFoundError(f"artifact {folder}: missing {fname} (not a finished artifact)")
     meta = json.loads((folder / "meta.json").read_text())
     with np.load(folder / "data.npz", allow_pickle=False) as npz:
-        arrays = _unflatten({k: npz[k] for k in npz.files})
+        arrays = unflatten_arrays({k: npz[k] for k in npz.files})
     items = pd.read_csv(
         folder / "items.tsv", sep="\t", keep_default_na=False, dtype={"name": str, "role": str}
     )

@@ -149,17 +149,21 @@ def runs_table(runs: Sequence[Run]) -> list[dict[str, Any]]:
 
 
 def save_npz(path: str | Path, arrays: Mapping[str, Any], info: Mapping[str, Any]) -> Path:
-    """Write ``arrays`` and the JSON ``info`` (plus the package version) to ``path`` (.npz),
-    atomically: every paper's fitted runs and maps are saved this way."""
+    """Write ``arrays`` (sparse matrices as their CSR parts, :func:`artifacts.flatten_arrays`)
+    and the JSON ``info`` (plus the package version) to ``path`` (.npz), atomically: every
+    paper's fitted runs and maps are saved this way."""
     info = {**info, "embedlab_version": __version__}
-    payload = {**arrays, "info": np.asarray(json.dumps(info, default=_plain))}
+    payload = {
+        **artifacts.flatten_arrays(arrays),
+        "info": np.asarray(json.dumps(info, default=_plain)),
+    }
     return artifacts.atomic_write(path, lambda tmp: artifacts.write_npz(tmp, payload))
 
 
-def load_npz(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """(arrays, info) of a file written by :func:`save_npz`."""
+def load_npz(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(arrays, info) of a file written by :func:`save_npz` (sparse matrices as CSR)."""
     with np.load(path, allow_pickle=False) as npz:
-        arrays = {k: npz[k] for k in npz.files if k != "info"}
+        arrays = artifacts.unflatten_arrays({k: npz[k] for k in npz.files if k != "info"})
         return arrays, json.loads(str(npz["info"]))
 
 

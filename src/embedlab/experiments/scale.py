@@ -174,17 +174,13 @@ def _ee(P, Z, settings: Settings, threads: int):
     n = P.shape[0]
     s = settings.schedule(n)
     lam = settings.ee_lam_n / n
+    schedule = {k: v for k, v in estimator_kw(s).items() if not k.startswith("exaggeration")}
     est = ElasticEmbedding(
         lam=lam,
         negative_weights="uniform",
         n_components=2,
-        learning_rate=s.learning_rate,
-        momentum=tuple(s.momentum),
-        momentum_epochs=tuple(s.momentum_epochs),
-        max_iter=s.max_iter,
-        min_iter=s.min_iter,
-        log_every=s.log_every,
         repulsion=settings.repulsion,
+        **schedule,  # EE has no early exaggeration
     )
     est.fit(Z, objective=ElasticCost(P, None, lam, 2, repulsion=settings.repulsion))
     return est.embedding_, est.n_iter_, est.cost_trace_
@@ -276,11 +272,9 @@ def measure(P, neighbours: np.ndarray, labels: np.ndarray, method: str, Y: np.nd
 
 
 def save_affinities(path, aff, labels: np.ndarray, info: dict) -> Path:
-    """The affinity step's result: P (CSR parts), neighbours, PCA scores, labels."""
+    """The affinity step's result: P (sparse), neighbours, PCA scores, labels."""
     arrays = {
-        "P_data": aff.P.data,
-        "P_indices": aff.P.indices,
-        "P_indptr": aff.P.indptr,
+        "P": aff.P,
         "neighbours": aff.neighbours.astype(np.int32),
         "Z": aff.Z,
         "labels": np.asarray(labels),
@@ -292,12 +286,7 @@ def save_affinities(path, aff, labels: np.ndarray, info: dict) -> Path:
 
 def load_affinities(path) -> tuple[dict, dict]:
     """(arrays with ``P`` as CSR, info) of a file written by :func:`save_affinities`."""
-    arrays, info = runs.load_npz(path)
-    n = int(info["n"])
-    arrays["P"] = sp.csr_matrix(
-        (arrays.pop("P_data"), arrays.pop("P_indices"), arrays.pop("P_indptr")), shape=(n, n)
-    )
-    return arrays, info
+    return runs.load_npz(path)
 
 
 def affinities_step(artifact_dir, out, perplexity: float, pca_dims: int, seed: int) -> Path:
