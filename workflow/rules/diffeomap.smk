@@ -62,18 +62,29 @@ diffeomap_settings = lambda stage: (
     + f" --formulation {DIFFEOMAP['formulation']}"
 )
 diffeomap_threads = lambda wc: DIFFEOMAP["datasets"][wc.dataset]["threads"]
+# the (sigma_rel, lam) grid of a grid-rule job: the dataset's own (stage grid) or its full-set
+# grid (stage full_set)
+diffeomap_grid_of = lambda wc: (
+    DIFFEOMAP["full_set"]["grids"][wc.dataset]
+    if wc.stage == "full_set"
+    else DIFFEOMAP["datasets"][wc.dataset]["grid"]
+)
 
 
 rule diffeomap_grid:
-    """Stage 1: every (sigma_rel, lam) of the dataset's grid at the reduced settings."""
+    """Every (sigma_rel, lam) of a grid: stage 1 (`grid`, the dataset's grid at the reduced
+    settings) or the full-set rows (`full_set`, diffeomap.full_set, every point a basis
+    function)."""
     input:
         lambda wc: artifact(wc.dataset),
     output:
-        "results/embeddings/diffeomap/{dataset}/grid.npz",
+        "results/embeddings/diffeomap/{dataset}/{stage}.npz",
     log:
-        "logs/diffeomap/{dataset}/grid.log",
+        "logs/diffeomap/{dataset}/{stage}.log",
     benchmark:
-        "logs/benchmarks/diffeomap_grid/diffeomap/{dataset}/grid.tsv"
+        "logs/benchmarks/diffeomap_{stage}/diffeomap/{dataset}/{stage}.tsv"
+    wildcard_constraints:
+        stage="grid|full_set",
     conda:
         "../envs/embedlab.yaml"
     threads: diffeomap_threads
@@ -83,13 +94,13 @@ rule diffeomap_grid:
     params:
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         data=diffeomap_data_args,
-        grid=lambda wc: json.dumps(DIFFEOMAP["datasets"][wc.dataset]["grid"]),
-        settings=lambda wc: diffeomap_settings("grid"),
+        grid=lambda wc: json.dumps(diffeomap_grid_of(wc)),
+        settings=lambda wc: diffeomap_settings(wc.stage),
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
         " python -m embedlab diffeomap-embed --artifact {params.folder:q}"
         " --dataset {wildcards.dataset} --out {output:q} --grid {params.grid:q}"
-        " --stage grid {params.settings} {params.data} > {log:q} 2>&1"
+        " --stage {wildcards.stage} {params.settings} {params.data} > {log:q} 2>&1"
 
 
 rule diffeomap_final:
@@ -118,34 +129,6 @@ rule diffeomap_final:
         " python -m embedlab diffeomap-embed --artifact {params.folder:q}"
         " --dataset {wildcards.dataset} --out {output:q} --select-from {input.grid:q}"
         " --stage final {params.settings} {params.data} > {log:q} 2>&1"
-
-
-rule diffeomap_full_set:
-    """Every point of diffeomap.full_set.grids[dataset] with every point a basis function."""
-    input:
-        lambda wc: artifact(wc.dataset),
-    output:
-        "results/embeddings/diffeomap/{dataset}/full_set.npz",
-    log:
-        "logs/diffeomap/{dataset}/full_set.log",
-    benchmark:
-        "logs/benchmarks/diffeomap_full_set/diffeomap/{dataset}/full_set.tsv"
-    conda:
-        "../envs/embedlab.yaml"
-    threads: diffeomap_threads
-    resources:
-        mem_mb=8000,
-        runtime=600,
-    params:
-        folder=lambda wc: f"results/datasets/{wc.dataset}",
-        data=diffeomap_data_args,
-        grid=lambda wc: json.dumps(DIFFEOMAP["full_set"]["grids"][wc.dataset]),
-        settings=lambda wc: diffeomap_settings("full_set"),
-    shell:
-        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
-        " python -m embedlab diffeomap-embed --artifact {params.folder:q}"
-        " --dataset {wildcards.dataset} --out {output:q} --grid {params.grid:q}"
-        " --stage full_set {params.settings} {params.data} > {log:q} 2>&1"
 
 
 rule diffeomap_baselines:
