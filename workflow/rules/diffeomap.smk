@@ -82,7 +82,7 @@ rule diffeomap_grid:
     log:
         "logs/diffeomap/{dataset}/{stage}.log",
     benchmark:
-        "logs/benchmarks/diffeomap_{stage}/diffeomap/{dataset}/{stage}.tsv"
+        "logs/benchmarks/diffeomap_grid/diffeomap/{dataset}/{stage}.tsv"
     wildcard_constraints:
         stage="grid|full_set",
     conda:
