@@ -111,11 +111,14 @@ def main() -> None:
                 for p, ipu in settings:
                     s = nfft.FFTSettings(n_interpolation_points=p, intervals_per_unit=ipu,
                                          max_grid_points=args.max_grid_points)
-                    boxes = nfft.grid_boxes(exact.kernel.kernel_id, Y, n_space, s)
+                    boxes = nfft.grid_boxes(Y[:, :n_space], s)
                     size = interpolation.fft_points(boxes, p)
-                    head = (f"{label:14s} {kind:9s} {n:6d} {p:2d} {ipu:4.1f} "
-                            f"{str(boxes.tolist()):>15s} {size:9.2e}")
-                    if size > args.max_grid_points:
+                    shape = str(boxes.tolist())
+                    if n_time:  # SNEST: one space grid per Chebyshev time node
+                        nodes = nfft.time_nodes(Y[:, n_space], s).shape[0]
+                        shape, size = f"{shape} x {nodes}t", size * nodes
+                    head = f"{label:14s} {kind:9s} {n:6d} {p:2d} {ipu:4.1f} {shape:>15s} {size:9.2e}"
+                    if interpolation.fft_points(boxes, p) > args.max_grid_points:
                         print(f"{head} grid too large (exact fields)")
                         continue
                     approx = NeighbourKL(P, kernel, n_space, repulsion="fft", fft=s)

@@ -71,20 +71,36 @@ def test_fft_fields_match_exact(P_parts, kernel, n_space, n_time, radius, kind):
 
 def test_snest_large_time_extent_is_shifted(P_parts):
     """|t| ~ 15 apart by 30: exp(dt^2) overflows (dt^2 > 709) without the shift c = b_max;
-    every sampled kernel value is <= 1 and the fields match exact."""
+    every time factor on the Chebyshev nodes is <= 1 and the fields match exact."""
     rng = np.random.default_rng(11)
     t = np.where(rng.random(N) < 0.5, -15.0, 15.0) + rng.normal(size=N) * 0.3
     Y = np.column_stack([rng.normal(size=N) * 1.5, t])
     assert np.ptp(t) ** 2 > 709
     shift = K.log_weight_bound(K.SNEST, Y, 1)
-    settings = F.FFTSettings()
-    boxes = F.grid_boxes(K.SNEST, Y, 1, settings)
-    grid = interpolation.make_grid(Y, boxes, settings.n_interpolation_points)
+    nodes = F.time_nodes(t, F.FFTSettings())
+    assert nodes[0] == t.min() and nodes[-1] == t.max()
     with np.errstate(over="raise", invalid="raise"):
-        sampled = F.sampled_kernel(K.SNEST, 1, shift)(interpolation.circular_offsets(grid))
+        factors = np.exp((nodes[:, None] - nodes[None, :]) ** 2 - shift)
         z_err, rep_err = errors(K.SNEST, Y, 1, P_parts)
-    assert np.isfinite(sampled).all() and sampled[0].max() <= 1.0
+    assert np.isfinite(factors).all() and factors.max() <= 1.0
     assert z_err < Z_TOL and rep_err < GRAD_TOL, (z_err, rep_err)
+
+
+def test_time_interpolation_is_exact_on_polynomials():
+    """The Chebyshev weights and their derivatives reproduce a polynomial of degree m - 1
+    and its derivative, at the nodes themselves too (the end points of every map)."""
+    t = np.r_[np.linspace(-2.0, 3.0, 57), -2.0, 3.0]
+    nodes = F.time_nodes(t, F.FFTSettings(time_nodes_per_unit=1.0, min_time_nodes=3))
+    m = nodes.shape[0]
+    assert m == 3 + 5
+    weights, slopes = F.time_interpolation(t, nodes)
+    coefficients = np.random.default_rng(0).normal(size=m)
+    poly = np.polynomial.Polynomial(coefficients)
+    np.testing.assert_allclose(weights @ poly(nodes), poly(t), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(slopes @ poly(nodes), poly.deriv()(t), rtol=1e-9, atol=1e-9)
+    single, slope = F.time_interpolation(np.full(4, 2.0), F.time_nodes(np.full(4, 2.0),
+                                                                      F.FFTSettings()))
+    assert single.shape == (4, 1) and (single == 1.0).all() and (slope == 0.0).all()
 
 
 @pytest.mark.parametrize("kernel,n_space", [("tsne", 1), ("sne", 2), ("snest", 1)])
@@ -151,9 +167,9 @@ def test_kept_kernel_spectrum_gives_the_same_bits(P_parts):
     the same accuracy."""
     Y = make_map("clustered", 2, 0, 30.0, seed=4)
     settings = F.FFTSettings()
-    boxes = F.grid_boxes(K.TSNE, Y, 2, settings)
+    boxes = F.grid_boxes(Y, settings)
     assert (boxes > F.LADDER_FROM).all()
-    np.testing.assert_array_equal(F.box_widths(K.TSNE, Y, 2, settings, boxes), 1.0)
+    np.testing.assert_array_equal(F.box_widths(Y, settings, boxes), 1.0)
     F._SPECTRUM.clear()
     first = F.fft_pair_fields(K.TSNE, Y, 2, P_parts)
     (kept,) = F._SPECTRUM.values()
@@ -165,7 +181,7 @@ def test_kept_kernel_spectrum_gives_the_same_bits(P_parts):
     for a, b in [(first, second), (first, third)]:
         assert a.mass == b.mass and np.array_equal(a.rep, b.rep)
     grown = (Y + 3.0) * 0.999 * (boxes / np.ptp(Y, axis=0)).min()
-    assert np.array_equal(F.grid_boxes(K.TSNE, grown, 2, settings), boxes)
+    assert np.array_equal(F.grid_boxes(grown, settings), boxes)
     F.fft_pair_fields(K.TSNE, grown, 2, P_parts)
     assert next(iter(F._SPECTRUM.values())) is kept
     z_err, rep_err = errors(K.TSNE, grown, 2, P_parts)

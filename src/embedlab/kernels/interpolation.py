@@ -6,6 +6,8 @@ their gradients
 
     phi_r(y_i) = sum_j K_r(y_i - y_j)        (the term j = i included),   grad phi_r(y_i)
 
+(or, for one kernel and r charge sets c_jr, phi_r(y_i) = sum_j K(y_i - y_j) c_jr)
+
 in O(n p^d d r + r L log L) instead of O(n^2 r), after Linderman, Rachh, Hoskins, Steinerberger
 and Kluger, "Fast interpolation-based t-SNE for improved visualization of single-cell RNA-seq
 data", Nature Methods 16, 243-245 (2019) (FIt-SNE):
@@ -170,14 +172,17 @@ def _node(boxes, weights, strides, p, i, t):
 
 
 @njit(cache=True)
-def _spread(boxes, weights, strides, p, size):
-    """g(x) = sum_i W_i(x) (unit charges): serial, in point order (a fixed sum order)."""
+def _spread(boxes, weights, strides, p, size, charges):
+    """g_q(x) = sum_i W_i(x) c_iq for each of the r charge sets (charges: n x r; out: r x
+    size): serial, in point order (a fixed sum order)."""
     n, d = boxes.shape
-    grid = np.zeros(size)
+    r = charges.shape[1]
+    grid = np.zeros((r, size))
     for i in range(n):
         for t in range(p**d):
             index, weight = _node(boxes, weights, strides, p, i, t)
-            grid[index] += weight
+            for q in range(r):
+                grid[q, index] += weight * charges[i, q]
     return grid
 
 
@@ -245,12 +250,14 @@ def kernel_spectrum(
 
 
 def _forward(charges: np.ndarray, length: tuple[int, ...], workers: int) -> np.ndarray:
-    """rfftn(charges, s=length), zero padding one axis at a time: each transform runs only over
-    the rows not yet known to be zero (N_k of L_k along the axes still unpadded)."""
-    d = charges.ndim
+    """rfftn over the last d = len(length) axes of ``charges`` (r x N_1 x .. x N_d), zero
+    padded to ``length``, one axis at a time: each transform runs only over the rows not yet
+    known to be zero (N_k of L_k along the axes still unpadded)."""
+    d = len(length)
     out = scipy.fft.rfft(charges, n=length[-1], axis=-1, workers=workers)
     for k in range(d - 2, -1, -1):
-        out = scipy.fft.fft(out, n=length[k], axis=k, workers=workers, overwrite_x=True)
+        axis = charges.ndim - d + k
+        out = scipy.fft.fft(out, n=length[k], axis=axis, workers=workers, overwrite_x=True)
     return out
 
 
@@ -274,11 +281,15 @@ def kernel_sums(
     kernels: Callable[[list[np.ndarray]], np.ndarray] | None,
     workers: int = -1,
     spectrum: np.ndarray | None = None,
+    charges: np.ndarray | None = None,
 ) -> np.ndarray:
     """phi_r(y_i) = sum_j K_r(y_i - y_j) (j = i included) and its gradient in y_i, by
     interpolation on ``grid``: n x r x (1 + d), [:, r, 0] the value, [:, r, 1 + k] the
     derivative along k of the interpolant (sum_x dW_i(x)/dy_ik f_r(x); its error is one power
     of h above the value's).
+
+    ``charges`` (n x r, default unit charges, r = 1) gives the potentials of r charge sets,
+    phi_q(y_i) = sum_j K(y_i - y_j) c_jq, of one kernel (or of r kernels for one set).
 
     ``kernels(offsets)`` returns the r kernels sampled on the grid of the offsets of
     :func:`circular_offsets` (one 1-D array per dimension, NaN where unused): an
@@ -296,14 +307,21 @@ def kernel_sums(
     parallel = Y.shape[0] >= PARALLEL_FROM
     lagrange = _lagrange_weights_parallel if parallel else _lagrange_weights_serial
     boxes, weights, slopes = lagrange(Y, grid.lower, grid.box_width, grid.n_boxes, p)
-    charges = _spread(boxes, weights, strides, p, int(np.prod(shape))).reshape(shape)
+    charges = np.ones((Y.shape[0], 1)) if charges is None else np.ascontiguousarray(charges)
+    if charges.ndim != 2 or charges.shape[0] != Y.shape[0]:
+        raise ValueError(f"charges of shape {charges.shape}, expected ({Y.shape[0]}, r)")
+    grids = _spread(boxes, weights, strides, p, int(np.prod(shape)), charges)
+    grids = grids.reshape(charges.shape[1], *shape)
     length = grid.fft_shape
     if spectrum is None:
         spectrum = kernel_spectrum(grid, kernels, workers)
     expected = (*length[:-1], length[-1] // 2 + 1)
     if spectrum.shape[1:] != expected:
         raise ValueError(f"kernel spectrum of shape {spectrum.shape[1:]}, expected {expected}")
-    convolved = _inverse(spectrum * _forward(charges, length, workers), length, shape, workers)
+    if spectrum.shape[0] > 1 and grids.shape[0] > 1:
+        raise ValueError(f"{spectrum.shape[0]} kernels and {grids.shape[0]} charge sets: one of "
+                         "them must be 1")
+    convolved = _inverse(spectrum * _forward(grids, length, workers), length, shape, workers)
     values = np.ascontiguousarray(convolved.reshape(convolved.shape[0], -1))
     gather = _gather_parallel if parallel else _gather_serial
     return gather(boxes, weights, slopes, strides, p, values)

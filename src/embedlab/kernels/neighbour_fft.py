@@ -8,7 +8,8 @@ repulsive weights (v_ij = 1):
 * the repulsion is one sum of a translation-invariant kernel of delta = y_i - y_j,
   K_0(delta) = w(a, b) e^{-c} (a = ||delta_s||^2, b = ||delta_t||^2), and its gradient,
   computed by :func:`embedlab.kernels.interpolation.kernel_sums` (FIt-SNE, Linderman et al.
-  2019) in O(n p^d + L log L) on a grid over all d = ds + dt columns (d <= 3):
+  2019) in O(n p^d + L log L) on a grid over the d space columns (d <= 3; SNEST's time
+  column below):
 
       phi_0(y) = sum_j K_0(y - y_j),     M = sum_i phi_0(y_i) - n e^{-c},
       R_i = -(1/2) grad phi_0(y_i).
@@ -25,26 +26,32 @@ repulsive weights (v_ij = 1):
   sampling the d force kernels w alpha delta_k instead took 2 d + 3, and for the same error
   at p = 8 ran 1.5-1.7x slower in 2-D, benchmarks/README.md).
 
-For SNEST the kernel sampled on the grid is exp(b - c) / (1 + a) with today's shift
-c = b_max (:func:`~embedlab.kernels.neighbour.log_weight_bound`): every sampled value is <= 1
-(node offsets never exceed the points' extent; along a time column where all points coincide
-the unit-width box's offsets stay below 1, so below e), and nothing overflows however large
-the time extent is.
+SNEST's time (one column) is not put on the FFT grid: its kernel is a product,
+K_0 = exp(b - c) / (1 + a), with today's shift c = b_max = E_t^2
+(:func:`~embedlab.kernels.neighbour.log_weight_bound`), and exp(dt^2) varies on the scale
+1 / (2 E_t), so equispaced time boxes would need ~2 E_t^2 boxes (a 3-D grid of R^{2,1} over
+the cap from n ~ 2000). Instead the time factor is interpolated at m Chebyshev nodes tau_a on
+[min t, max t] (:func:`time_nodes`, m = 4 + ceil(4.5 E_t) by default: value error below 1e-5
+of the largest sampled value for E_t from 0.25 to 30, measured; 5 + ceil(5.5 E_t) for 1e-7),
+and each node
+gets one space potential of the Cauchy kernel 1 / (1 + a) with charges
+c_jb = sum_a exp((tau_b - tau_a)^2 - c) L_a(t_j) (:func:`_separable_time_sums`): m space
+convolutions on the space grid, whose kernel spectrum is t-SNE's and is kept between calls.
+Every time factor is <= 1 (nodes within the points' extent), so nothing overflows however
+large E_t is.
 
-Grid (:class:`FFTSettings`): along dimension k with extent E_k the kernel changes on the scale
-1 / rate_k, rate_k = 1 in space (1/(1 + a) and exp(-a) have O(1) derivatives) and max(1, 2 E_t)
-in time (d log exp(b) / dt = 2 dt, up to 2 E_t); it gets G_k = max(min_grid_size,
-ceil(intervals_per_unit E_k rate_k)) boxes of p = ``n_interpolation_points`` nodes. Along a
-column of rate 1 (space) with more than 20 boxes, the boxes have the fixed width h =
-1 / intervals_per_unit, from the lowest point, and G_k is rounded up to a ladder
-(ceil(20 x 1.05^m), :func:`grid_boxes`): the node step and counts then stay the same from one
-epoch to the next while the map's extent changes by less than ~5 %, and the FFT of the sampled
-kernel is kept between calls (the last one, :func:`_kernel_spectrum`; t-SNE and SNE have the
-shift c = 0; SNEST's step and shift follow its time extent, so it recomputes it). Otherwise
-(SNEST's time, a compact map's few boxes) the boxes fit the extent, h = E_k / G_k. Smaller
-boxes with fewer nodes do not pay: at equal error the node density p / h must be about the same
-(~9 per unit for a gradient error < 1e-3, p = 5-7 with 1.5-2 boxes per unit included), and the
-grid's cost follows the density (benchmarks/README.md). When the padded grid would exceed
+Space grid (:class:`FFTSettings`): along a space column k with extent E_k the kernels change on
+the scale 1 (1/(1 + a) and exp(-a) have O(1) derivatives); it gets G_k = max(min_grid_size,
+ceil(intervals_per_unit E_k)) boxes of p = ``n_interpolation_points`` nodes. Along a column
+with more than 20 boxes, the boxes have the fixed width h = 1 / intervals_per_unit, from the
+lowest point, and G_k is rounded up to a ladder (ceil(20 x 1.05^m), :func:`grid_boxes`): the
+node step and counts then stay the same from one epoch to the next while the map's extent
+changes by less than ~5 %, and the FFT of the sampled kernel is kept between calls (the last
+one, :func:`_kernel_spectrum`; the sampled kernels have the shift c = 0). Otherwise (a compact
+map's few boxes) the boxes fit the extent, h = E_k / G_k. Smaller boxes with fewer nodes do
+not pay: at equal error the node density p / h must be about the same (~9 per unit for a
+gradient error < 1e-3, p = 5-7 with 1.5-2 boxes per unit included), and the grid's cost
+follows the density (benchmarks/README.md). When the padded grid would exceed
 ``max_grid_points`` (a map blown up far beyond the kernel's scale), or the approximate mass is
 not above 1e-200 (a safeguard: with one time column the pair realising b_max keeps
 M >= 1 / (1 + a) of that pair), the fields of that call are computed exactly
@@ -55,7 +62,7 @@ divergence.
 The approximation is absolute (relative to the largest sampled value, <= 1), and the j = i
 terms (n e^{-c}) are subtracted from the interpolated sums: M keeps its accuracy while the
 pair mass per point, M / n, is not far below 1 (SNE at radius 60 with n = 2000, M / n = 0.9:
-rep error 1.5e-5). A new output kernel needs its rate here (:func:`grid_boxes`) besides its
+rep error 1.5e-5). A new output kernel needs its scale here (:func:`grid_boxes`) besides its
 branches in :mod:`embedlab.kernels.neighbour`.
 """
 
@@ -92,6 +99,10 @@ class FFTSettings:
     min_grid_size: int = 1  # boxes per dimension at least
     max_grid_points: int = 2**25  # padded grid points (~40 bytes each at the peak) beyond
     # which a call falls back to exact
+    # SNEST's time: min_time_nodes + ceil(time_nodes_per_unit x E_t) Chebyshev nodes (value
+    # error of exp(dt^2 - c) below 1e-5 for E_t from 0.25 to 30, module docstring)
+    time_nodes_per_unit: float = 4.5
+    min_time_nodes: int = 4
 
     def __post_init__(self) -> None:
         checks = {
@@ -99,6 +110,8 @@ class FFTSettings:
             "intervals_per_unit": self.intervals_per_unit > 0,
             "min_grid_size": self.min_grid_size >= 1,
             "max_grid_points": self.max_grid_points >= 1,
+            "time_nodes_per_unit": self.time_nodes_per_unit > 0,
+            "min_time_nodes": self.min_time_nodes >= 2,
         }
         for name, ok in checks.items():
             if not ok:
@@ -124,6 +137,9 @@ def check_supported(kernel: int, n_space: int, n_time: int, rep_weights=None) ->
             f"repulsion='fft' needs 1 to {interpolation.MAX_DIMS} output dimensions (space + "
             f"time), got {n_space + n_time}; use repulsion='exact'"
         )
+    if kernel == SNEST and n_time == 1 and n_space == 0:
+        raise ValueError("repulsion='fft' for SNEST needs at least one space dimension; use "
+                         "repulsion='exact'")
     if n_time > 1:
         raise ValueError(
             f"repulsion='fft' supports at most one time dimension, got {n_time}; use "
@@ -134,14 +150,6 @@ def check_supported(kernel: int, n_space: int, n_time: int, rep_weights=None) ->
             "repulsion='fft' needs uniform repulsive weights (a translation-invariant kernel); "
             "got a dense rep_weights matrix: use repulsion='exact'"
         )
-
-
-def _rates(kernel: int, extent: np.ndarray, n_space: int) -> np.ndarray:
-    """rate_k of the module docstring: 1 in space, max(1, 2 E_t) in SNEST's time."""
-    rate = np.ones(extent.shape[0])
-    if kernel == SNEST:  # one time column at most (check_supported)
-        rate[n_space:] = np.maximum(1.0, 2.0 * extent[n_space:])
-    return rate
 
 
 def _ladder(boxes: np.ndarray) -> np.ndarray:
@@ -155,30 +163,79 @@ def _ladder(boxes: np.ndarray) -> np.ndarray:
     return out
 
 
-def grid_boxes(kernel: int, Y: np.ndarray, n_space: int, settings: FFTSettings) -> np.ndarray:
-    """G_k of the module docstring for the (finite) embedding ``Y``; along a column of rate 1
-    rounded up to the ladder of :func:`_ladder`."""
+def grid_boxes(Y: np.ndarray, settings: FFTSettings) -> np.ndarray:
+    """G_k of the module docstring for the (finite) space columns ``Y``, rounded up to the
+    ladder of :func:`_ladder`."""
     extent = Y.max(axis=0) - Y.min(axis=0)
-    rate = _rates(kernel, extent, n_space)
-    wanted = np.ceil(settings.intervals_per_unit * extent * rate)
+    wanted = np.ceil(settings.intervals_per_unit * extent)
     wanted = np.minimum(wanted, 2.0**40)  # keeps the int conversion of a blown-up map finite
-    boxes = np.maximum(settings.min_grid_size, wanted).astype(np.int64)
-    return np.where(rate == 1.0, _ladder(boxes), boxes)
+    return _ladder(np.maximum(settings.min_grid_size, wanted).astype(np.int64))
 
 
-def box_widths(kernel: int, Y: np.ndarray, n_space: int, settings: FFTSettings,
-               boxes: np.ndarray) -> np.ndarray:
-    """h_k: 1 / intervals_per_unit along a column of rate 1 with more than LADDER_FROM boxes
-    (the same node step every call, so the kernel's spectrum can be kept); otherwise E_k / G_k,
-    the boxes fitting the extent (a compact map's small grid: boxes up to ~2x narrower for a
-    few units of extent, cheap to recompute; SNEST's time, whose rate, and so its step, follows
-    the extent: its offsets then never exceed E_t, so no sampled value exceeds
-    exp(b_max - c) = 1), 1 where all points coincide."""
+def box_widths(Y: np.ndarray, settings: FFTSettings, boxes: np.ndarray) -> np.ndarray:
+    """h_k: 1 / intervals_per_unit along a column with more than LADDER_FROM boxes (the same
+    node step every call, so the kernel's spectrum can be kept); otherwise E_k / G_k, the
+    boxes fitting the extent (a compact map's small grid: boxes up to ~2x narrower for a few
+    units of extent, cheap to recompute), 1 where all points coincide."""
     extent = Y.max(axis=0) - Y.min(axis=0)
-    rate = _rates(kernel, extent, n_space)
     fitted = np.where(extent > 0, extent / boxes, 1.0)
-    fixed = (rate == 1.0) & (boxes > LADDER_FROM)
-    return np.where(fixed, 1.0 / settings.intervals_per_unit, fitted)
+    return np.where(boxes > LADDER_FROM, 1.0 / settings.intervals_per_unit, fitted)
+
+
+def time_nodes(t: np.ndarray, settings: FFTSettings) -> np.ndarray:
+    """SNEST's time nodes: min_time_nodes + ceil(time_nodes_per_unit x E_t) Chebyshev points
+    (second kind, both ends included) on [min t, max t]; one node where all times coincide."""
+    lower, extent = float(t.min()), float(np.ptp(t))
+    if extent == 0.0:
+        return np.array([lower])
+    count = settings.min_time_nodes + math.ceil(settings.time_nodes_per_unit * extent)
+    nodes = lower + extent * (1.0 - np.cos(np.pi * np.arange(count) / (count - 1))) / 2.0
+    nodes[-1] = t.max()  # the end points exactly (no factor above 1, no time outside)
+    return nodes
+
+
+@njit(parallel=True, cache=True)
+def _barycentric(t, nodes):
+    """L_a(t_i) (n x m), the Lagrange polynomials of the Chebyshev ``nodes`` at ``t`` by the
+    barycentric formula (weights (-1)^a, halved at both ends; exact at a node)."""
+    n, m = t.shape[0], nodes.shape[0]
+    out = np.zeros((n, m))
+    for i in prange(n):
+        hit = -1
+        total = 0.0
+        for a in range(m):
+            diff = t[i] - nodes[a]
+            if diff == 0.0:
+                hit = a
+                break
+            w = (1.0 if a % 2 == 0 else -1.0) * (0.5 if a == 0 or a == m - 1 else 1.0)
+            out[i, a] = w / diff
+            total += out[i, a]
+        if hit >= 0:
+            out[i, :] = 0.0
+            out[i, hit] = 1.0
+        else:
+            for a in range(m):
+                out[i, a] /= total
+    return out
+
+
+def time_interpolation(t: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(L_a(t_i), L'_a(t_i)), n x m each: the Lagrange weights of the nodes at the times and
+    their derivatives, L' = L D with D_ba = L'_a(tau_b) the nodes' differentiation matrix
+    (exact: L'_a has degree m - 2)."""
+    m = nodes.shape[0]
+    weights = _barycentric(np.ascontiguousarray(t, dtype=np.float64), nodes)
+    if m == 1:
+        return weights, np.zeros_like(weights)
+    bary = (-1.0) ** np.arange(m) * np.where((np.arange(m) == 0) | (np.arange(m) == m - 1),
+                                              0.5, 1.0)
+    diff = nodes[:, None] - nodes[None, :]
+    np.fill_diagonal(diff, 1.0)
+    D = bary[None, :] / bary[:, None] / diff
+    np.fill_diagonal(D, 0.0)
+    np.fill_diagonal(D, -D.sum(axis=1))
+    return weights, weights @ D
 
 
 @njit(inline="always", fastmath=exact.FASTMATH)
@@ -268,6 +325,35 @@ def _kernel_spectrum(kernel: int, n_space: int, shift: float, grid: interpolatio
     return cached
 
 
+def _separable_time_sums(space: np.ndarray, t: np.ndarray, grid: interpolation.Grid,
+                         shift: float, settings: FFTSettings) -> np.ndarray:
+    """phi_0(y_i) = sum_j exp((t_i - t_j)^2 - c) / (1 + |s_i - s_j|^2) and its gradient
+    (n x (1 + d), space then time), by Chebyshev interpolation in time and the space grid:
+    with L_a the Lagrange weights of the time nodes tau_a and T_ba = exp((tau_b - tau_a)^2 - c),
+
+        phi_0(y_i) = sum_b L_b(t_i) psi_b(s_i),   psi_b(s) = sum_j (1 + |s - s_j|^2)^-1 c_jb,
+        c_jb = sum_a T_ba L_a(t_j),
+
+    one space potential per time node, computed in blocks of charge sets whose padded grids
+    together stay under ``max_grid_points``."""
+    nodes = time_nodes(t, settings)
+    weights, slopes = time_interpolation(t, nodes)
+    T = np.exp((nodes[:, None] - nodes[None, :]) ** 2 - shift)  # every entry <= 1
+    charges = weights @ T.T
+    spectrum = _kernel_spectrum(TSNE, grid.lower.shape[0], 0.0, grid)  # 1 / (1 + a)
+    block = max(1, settings.max_grid_points // interpolation.fft_points(grid.n_boxes,
+                                                                       grid.n_nodes_per_box))
+    psi = np.concatenate([
+        interpolation.kernel_sums(space, grid, None, spectrum=spectrum,
+                                  charges=charges[:, start : start + block])
+        for start in range(0, nodes.shape[0], block)
+    ], axis=1)  # n x m x (1 + d_s)
+    out = np.empty((t.shape[0], space.shape[1] + 2))
+    out[:, :-1] = np.einsum("nb,nbk->nk", weights, psi)
+    out[:, -1] = np.einsum("nb,nb->n", slopes, psi[:, :, 0])
+    return out
+
+
 def fft_pair_fields(
     kernel: int,
     Y: np.ndarray,
@@ -290,16 +376,20 @@ def fft_pair_fields(
         nan = np.full((n, d), np.nan)
         return PairFields(math.nan, math.nan, math.nan, nan, nan.copy())
     shift = exact.log_weight_bound(kernel, Y, n_space)
-    boxes = grid_boxes(kernel, Y, n_space, settings)
+    space = Y[:, :n_space] if kernel == SNEST else Y
+    boxes = grid_boxes(space, settings)
     p = settings.n_interpolation_points
     if interpolation.fft_points(boxes, p) > settings.max_grid_points:
         FALLBACKS["grid"] += 1
         log.info("fft repulsion: grid %s x %d nodes too large, exact fields", boxes.tolist(), p)
         return exact.pair_fields(kernel, Y, n_space, P_parts)
-    grid = interpolation.make_grid(Y, boxes, p, box_widths(kernel, Y, n_space, settings, boxes))
-    phi = interpolation.kernel_sums(
-        Y, grid, None, spectrum=_kernel_spectrum(kernel, n_space, shift, grid)
-    )[:, 0, :]
+    grid = interpolation.make_grid(space, boxes, p, box_widths(space, settings, boxes))
+    if kernel == SNEST and n_space < d:
+        phi = _separable_time_sums(space, Y[:, n_space], grid, shift, settings)
+    else:
+        phi = interpolation.kernel_sums(
+            Y, grid, None, spectrum=_kernel_spectrum(kernel, n_space, shift, grid)
+        )[:, 0, :]
     mass = float(phi[:, 0].sum() - n * math.exp(-shift))
     if not mass > MASS_FLOOR:
         FALLBACKS["mass"] += 1
