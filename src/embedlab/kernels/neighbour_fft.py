@@ -33,10 +33,11 @@ K_0 = exp(b - c) / (1 + a), with today's shift c = b_max = E_t^2
 the cap from n ~ 2000). Instead the time factor is interpolated at m Chebyshev nodes tau_a on
 [min t, max t] (:func:`time_nodes`, m = 4 + ceil(4.5 E_t) by default: value error below 1e-5
 of the largest sampled value for E_t from 0.25 to 30, measured; 5 + ceil(5.5 E_t) for 1e-7),
-and each node
-gets one space potential of the Cauchy kernel 1 / (1 + a) with charges
-c_jb = sum_a exp((tau_b - tau_a)^2 - c) L_a(t_j) (:func:`_separable_time_sums`): m space
-convolutions on the space grid, whose kernel spectrum is t-SNE's and is kept between calls.
+and the
+space potentials of the Cauchy kernel 1 / (1 + a) carry charges mixed by the m x m time
+factors exp((tau_b - tau_a)^2 - c), through their SVD truncated at TIME_RANK_TOL
+(:func:`_separable_time_sums`): r = 5-9 space convolutions for m = 7-40 nodes, on the space
+grid, whose kernel spectrum is t-SNE's and is kept between calls.
 Every time factor is <= 1 (nodes within the points' extent), so nothing overflows however
 large E_t is.
 
@@ -85,6 +86,7 @@ REPULSION = ("exact", "fft")
 SAMPLE_PARALLEL_FROM = 2**20  # sampled kernel values: below this, one thread
 FALLBACKS = {"grid": 0, "mass": 0}  # calls computed exactly instead (too large a grid, tiny mass)
 MASS_FLOOR = 1e-200  # an approximate shifted mass below this: exact fields (and shift)
+TIME_RANK_TOL = 1e-7  # SNEST's time-factor matrix: singular values kept, relative to the largest
 LADDER_FROM = 20  # box counts above this are rounded up to ceil(20 x 1.05^m) (grid_boxes)
 LADDER_RATIO = 1.05
 _SPECTRUM: dict = {}  # the last kernel spectrum, by (kernel, n_space, shift, steps, nodes)
@@ -328,29 +330,33 @@ def _kernel_spectrum(kernel: int, n_space: int, shift: float, grid: interpolatio
 def _separable_time_sums(space: np.ndarray, t: np.ndarray, grid: interpolation.Grid,
                          shift: float, settings: FFTSettings) -> np.ndarray:
     """phi_0(y_i) = sum_j exp((t_i - t_j)^2 - c) / (1 + |s_i - s_j|^2) and its gradient
-    (n x (1 + d), space then time), by Chebyshev interpolation in time and the space grid:
-    with L_a the Lagrange weights of the time nodes tau_a and T_ba = exp((tau_b - tau_a)^2 - c),
+    (n x (1 + d), space then time), by Chebyshev interpolation in time and the space grid.
+    With L_a the Lagrange weights of the time nodes tau_a, T_ba = exp((tau_b - tau_a)^2 - c)
+    (every entry <= 1) and Psi(X) the Cauchy potentials of charge sets X on the space grid,
 
-        phi_0(y_i) = sum_b L_b(t_i) psi_b(s_i),   psi_b(s) = sum_j (1 + |s - s_j|^2)^-1 c_jb,
-        c_jb = sum_a T_ba L_a(t_j),
+        phi_0(y_i) = sum_ab L_b(t_i) T_ba sum_j L_a(t_j) (1 + |s_i - s_j|^2)^-1;
 
-    one space potential per time node, computed in blocks of charge sets whose padded grids
-    together stay under ``max_grid_points``."""
+    T's singular values fall fast (rank ~5-9 of m = 7-40 nodes at 1e-6), so with
+    T ~ U_r S_r V_r^T (singular values above TIME_RANK_TOL of the largest),
+    phi_0(y_i) = sum_k (L U_r)_ik Psi(L V_r S_r)_ik: r space potentials, computed in blocks
+    of charge sets whose padded grids together stay under ``max_grid_points``."""
     nodes = time_nodes(t, settings)
     weights, slopes = time_interpolation(t, nodes)
-    T = np.exp((nodes[:, None] - nodes[None, :]) ** 2 - shift)  # every entry <= 1
-    charges = weights @ T.T
+    U, sigma, Vt = np.linalg.svd(np.exp((nodes[:, None] - nodes[None, :]) ** 2 - shift))
+    rank = max(1, int(np.count_nonzero(sigma > TIME_RANK_TOL * sigma[0])))
+    charges = weights @ (Vt[:rank].T * sigma[:rank])
+    left, left_slope = weights @ U[:, :rank], slopes @ U[:, :rank]
     spectrum = _kernel_spectrum(TSNE, grid.lower.shape[0], 0.0, grid)  # 1 / (1 + a)
     block = max(1, settings.max_grid_points // interpolation.fft_points(grid.n_boxes,
                                                                        grid.n_nodes_per_box))
     psi = np.concatenate([
         interpolation.kernel_sums(space, grid, None, spectrum=spectrum,
                                   charges=charges[:, start : start + block])
-        for start in range(0, nodes.shape[0], block)
-    ], axis=1)  # n x m x (1 + d_s)
+        for start in range(0, rank, block)
+    ], axis=1)  # n x r x (1 + d_s)
     out = np.empty((t.shape[0], space.shape[1] + 2))
-    out[:, :-1] = np.einsum("nb,nbk->nk", weights, psi)
-    out[:, -1] = np.einsum("nb,nb->n", slopes, psi[:, :, 0])
+    out[:, :-1] = np.einsum("nk,nkc->nc", left, psi)
+    out[:, -1] = np.einsum("nk,nk->n", left_slope, psi[:, :, 0])
     return out
 
 
