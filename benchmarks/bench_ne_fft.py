@@ -117,7 +117,8 @@ def main() -> None:
                     if n_time:  # SNEST: one space grid per Chebyshev time node
                         nodes = nfft.time_nodes(Y[:, n_space], s).shape[0]
                         shape, size = f"{shape} x {nodes}t", size * nodes
-                    head = f"{label:14s} {kind:9s} {n:6d} {p:2d} {ipu:4.1f} {shape:>15s} {size:9.2e}"
+                    head = (f"{label:14s} {kind:9s} {n:6d} {p:2d} {ipu:4.1f} {shape:>15s} "
+                            f"{size:9.2e}")
                     if interpolation.fft_points(boxes, p) > args.max_grid_points:
                         print(f"{head} grid too large (exact fields)")
                         continue
