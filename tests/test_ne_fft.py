@@ -195,7 +195,8 @@ def clustered_P():
     return symmetric_affinities(squared_distances(X), 20.0)
 
 
-@pytest.mark.parametrize("kernel,n_space,n_time", [("tsne", 2, 0), ("sne", 2, 0), ("snest", 1, 1)])
+@pytest.mark.parametrize("kernel,n_space,n_time", [("tsne", 2, 0), ("sne", 2, 0), ("snest", 1, 1),
+                                                   ("snest", 2, 1)])
 def test_fft_optimiser_continues_an_exact_run_to_the_same_kl(clustered_P, kernel, n_space,
                                                              n_time):
     """From one state (250 exact epochs, the exaggeration over), 150 more epochs of the same
