@@ -141,8 +141,9 @@ def tste_rows(
         if isinstance(collapsed, str) and collapsed:
             verdict = "not comparable"
             note = (
-                f"{collapsed}: degenerate fit (its test triplets mostly tied, which the "
-                "authors' error counts as correct)"
+                f"{collapsed}: degenerate fit (its triplets mostly tied: the authors' error "
+                "counts a tie as correct, and a collapsed map's 1-NN error is that of "
+                "coincident points)"
             )
         elif str(r.holds) == "True":
             verdict = "matched"

@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 
 METHOD_ORDER = ["GNMDS-K", "GNMDS-X", "CKL-K", "CKL-X", "STE-K", "STE-X", "t-STE-X"]
 METRICS = {"generalisation_error": "gen", "loo_1nn_error": "1nn"}
+PANEL_NAME = {"gen": "generalisation", "1nn": "1-NN"}
 
 
 def load_triplets(
@@ -242,8 +243,9 @@ def folds_per_method(metric_files: Iterable[str | Path]) -> dict[str, int]:
 def fig2_table(metric_files: Iterable[str | Path]) -> pd.DataFrame:
     """Rows = dims, columns '<method> gen' and '<method> 1nn' (means over folds; rows that lack
     a metric -- the authors' protocol measures 1-NN on one separate fit, fold -1 -- are
-    skipped for it). Metrics of the authors' protocol add '<method> tied': the mean over
-    folds of the share of test triplets with d_ij = d_il (see :func:`degenerate_fits`)."""
+    skipped for it). Metrics of the authors' protocol add '<method> gen tied' (the mean over
+    folds of the share of test triplets with d_ij = d_il) and '<method> 1nn tied' (the share
+    of the 1-NN fit's training triplets), see :func:`degenerate_fits`."""
     df = pd.concat([pd.read_csv(f) for f in metric_files], ignore_index=True)
     if df["dataset"].nunique() != 1:
         raise ValueError(f"fig2_table: one dataset per table, got {sorted(df['dataset'].unique())}")
@@ -252,7 +254,8 @@ def fig2_table(metric_files: Iterable[str | Path]) -> pd.DataFrame:
         if df["tied_fraction"].isna().any():
             raise ValueError("fig2_table: some metric files lack tied_fraction; rerun them")
         df["tied_gen"] = df["tied_fraction"].where(df["fold"] >= 0)
-        columns["tied_gen"] = "tied"
+        df["tied_nn"] = df["tied_fraction"].where(df["fold"] < 0)
+        columns.update({"tied_gen": "gen tied", "tied_nn": "1nn tied"})
     mean = df.groupby(["dims", "method"])[list(columns)].mean()
     methods = [m for m in METHOD_ORDER if m in set(df["method"])]
     out = pd.DataFrame(index=sorted(df["dims"].unique()))
@@ -263,21 +266,24 @@ def fig2_table(metric_files: Iterable[str | Path]) -> pd.DataFrame:
     return out.reset_index()
 
 
-#: a fit whose test triplets are more than this share tied (d_ij = d_il) is degenerate: the
+#: a fit whose triplets are more than this share tied (d_ij = d_il) is degenerate: the
 #: ties-correct error of the authors' code counts every tie as satisfied, so a collapsed
-#: embedding (one point) scores 0
+#: embedding (one point) scores 0 on its test triplets, and its 1-NN error is that of
+#: coincident points
 DEGENERATE_TIED = 0.5
 
 
-def degenerate_fits(table: pd.DataFrame) -> dict[str, list[int]]:
-    """Method -> the dimensions at which its fits are degenerate (mean '<method> tied' above
-    DEGENERATE_TIED) in a :func:`fig2_table`; empty for tables without tied columns."""
+def degenerate_fits(table: pd.DataFrame, metric: str = "gen") -> dict[str, list[int]]:
+    """Method -> the dimensions at which its fits for ``metric`` ('gen': the fold fits; '1nn':
+    the 1-NN fit) are degenerate (mean '<method> <metric> tied' above DEGENERATE_TIED) in a
+    :func:`fig2_table`; empty for tables without tied columns."""
+    suffix = f" {metric} tied"
     out: dict[str, list[int]] = {}
     for col in table.columns:
-        if col.endswith(" tied"):
+        if col.endswith(suffix):
             dims = table.loc[table[col] > DEGENERATE_TIED, "dims"]
             if len(dims):
-                out[col.removesuffix(" tied")] = [int(d) for d in dims]
+                out[col.removesuffix(suffix)] = [int(d) for d in dims]
     return out
 
 
@@ -305,9 +311,9 @@ def claims_table(tables_by_dataset: Mapping[str, pd.DataFrame], paper_csv: str |
         if name is None:
             rows.append({**base, "ours": "", "holds": "not run"})
             continue
-        degenerate = degenerate_fits(tables_by_dataset[name])
-        t = tables_by_dataset[name].set_index("dims")
         short = METRICS[c["metric"]]
+        degenerate = degenerate_fits(tables_by_dataset[name], short)
+        t = tables_by_dataset[name].set_index("dims")
         methods = [col[: -len(short) - 1] for col in t.columns if col.endswith(f" {short}")]
         if pd.isna(c["dims"]):  # music: t-STE lowest genre error
             lowest = t[[f"{m} {short}" for m in methods]].idxmin(axis=1).str[: -len(short) - 1]
@@ -740,12 +746,15 @@ def _cmd_table(args: argparse.Namespace) -> None:
             "the fraction of test triplets with d_ij > d_il; 1nn = leave-one-out 1-NN error of "
             "one fit per dimension on the 1-NN training set (MNIST: first 10 % of the triplets)"
         )
-    degenerate = degenerate_fits(df)
-    if degenerate:
+    found = {short: degenerate_fits(df, short) for short in METRICS.values()}
+    if any(found.values()):
         title += (
-            f"; DEGENERATE fits (over {DEGENERATE_TIED:.0%} of the test triplets tied, which "
-            "the ties-correct error counts as satisfied, so a collapsed embedding scores 0; "
-            "'tied' columns give the share): " + describe_degenerate(degenerate)
+            f"; DEGENERATE fits (over {DEGENERATE_TIED:.0%} of their triplets tied: the "
+            "ties-correct error counts a tie as satisfied, so a collapsed embedding scores 0, "
+            "and its 1-NN error is that of coincident points; the 'gen tied' and '1nn tied' "
+            "columns give the shares): "
+            + "; ".join(f"{PANEL_NAME[short]}: {describe_degenerate(d)}"
+                        for short, d in found.items() if d)
         )
     n_folds = folds_per_method(args.metrics)
     if len(set(n_folds.values())) > 1:
@@ -792,10 +801,11 @@ def _cmd_figure(args: argparse.Namespace) -> None:
 
     if args.figure == "fig2":
         tables_ = {_dataset_of(p, args.protocol): pd.read_csv(p) for p in args.inputs}
-        degenerate = {name: degenerate_fits(t) for name, t in tables_.items()}
+        degenerate = {name: {short: degenerate_fits(t, short) for short in METRICS.values()}
+                      for name, t in tables_.items()}
         title = f"protocol {args.protocol}: {READING[args.protocol]}"
-        if any(degenerate.values()):
-            title += "\nx: degenerate fit (test triplets mostly tied, counted correct)"
+        if any(any(d.values()) for d in degenerate.values()):
+            title += "\nx: degenerate fit (its triplets mostly tied; ties count as correct)"
         fig = plots.fig2(tables_, title=title, degenerate=degenerate)
     elif args.figure == "fig3":
         fig = plots.fig3([load_map(p) for p in args.inputs])

@@ -33,11 +33,11 @@ PANEL = {"gen": "triplet generalisation error", "1nn": "leave-one-out 1-NN error
 def fig2(
     tables: Mapping[str, pd.DataFrame],
     title: str | None = None,
-    degenerate: Mapping[str, Mapping[str, Sequence[int]]] | None = None,
+    degenerate: Mapping[str, Mapping[str, Mapping[str, Sequence[int]]]] | None = None,
 ) -> Figure:
     """One row per dataset, columns (generalisation, 1-NN); one curve per method, one legend;
-    ``title`` names the protocol. ``degenerate`` (dataset -> method -> dims) marks those
-    generalisation errors with a black x: the fit collapsed and its error means nothing."""
+    ``title`` names the protocol. ``degenerate`` (dataset -> 'gen' | '1nn' -> method -> dims)
+    marks those errors with a black x: the fit collapsed and its error means nothing."""
     degenerate = degenerate or {}
     if not tables:
         raise ValueError("fig2 needs at least one dataset table")
@@ -53,8 +53,8 @@ def fig2(
                 color, ls = STYLE.get(method, ("k", ":"))
                 (line,) = ax.plot(t["dims"], t[col], ls, color=color, marker="o", ms=3)
                 handles.setdefault(method, line)
-                bad = t["dims"].isin(degenerate.get(dataset, {}).get(method, []))
-                if short == "gen" and bad.any():
+                bad = t["dims"].isin(degenerate.get(dataset, {}).get(short, {}).get(method, []))
+                if bad.any():
                     ax.plot(t.loc[bad, "dims"], t.loc[bad, col], "x", color="k", ms=7)
             ax.set_title(f"{dataset}: {PANEL[short]}", fontsize=9)
             ax.set_xlabel("embedding dimension")
