@@ -169,3 +169,12 @@ def test_tste_claims_are_read_under_both_protocols(tmp_path):
     df = summary.summary_table([paper], tables)
     assert list(df["verdict"]) == ["better", "not comparable"]
     assert "GNMDS-K: degenerate fit" in df["note"].iloc[1]
+    # a sound fit outside the range fails the claim whatever the degenerate one says
+    _write(
+        tables / "tste_authors_claims.csv",
+        [{"claim": "all in range", "ours": "GNMDS-K 0.000, CKL-K 0.682", "holds": False,
+          "degenerate": "GNMDS-K"}],
+    )  # fmt: skip
+    df = summary.summary_table([paper], tables)
+    assert list(df["verdict"]) == ["better", "worse"]
+    assert "GNMDS-K: degenerate fit" in df["note"].iloc[1]

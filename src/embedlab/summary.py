@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from embedlab.experiments.snest import cell_label
+from embedlab.experiments.tste import in_claimed_range
 
 COLUMNS = ["paper", "table", "item", "paper_value", "ours", "diff", "verdict", "note"]
 NOT_IN_RUN = "not reproduced"
@@ -135,21 +136,30 @@ def tste_rows(
             note = _missing(ours_csv, section) or "dataset or dimension not in this run"
             rows.append(_row("t-STE", table, item, value, note=note))
             continue
-        values = [float(v) for _, v in _METHOD_VALUE.findall(str(r.ours))]
+        pairs = _METHOD_VALUE.findall(str(r.ours))
+        named = getattr(r, "degenerate", "")  # a column of the authors' claims table only
+        named = named if isinstance(named, str) else ""  # NaN when the column is empty
+        collapsed = {m.strip() for m in named.split(",")} - {""}
+        values = [float(v) for m, v in pairs if m not in collapsed]
+        # a range claim that fails on a sound fit fails whatever the degenerate ones say
+        fails_anyway = not pd.isna(p.low) and any(
+            not in_claimed_range(v, p.low, p.high) for v in values
+        )
         note = ""
-        collapsed = getattr(r, "degenerate", "")  # a column of the authors' claims table only
-        if isinstance(collapsed, str) and collapsed:
-            verdict = "not comparable"
+        if collapsed:
             note = (
-                f"{collapsed}: degenerate fit (its triplets mostly tied: the authors' error "
-                "counts a tie as correct, and a collapsed map's 1-NN error is that of "
-                "coincident points)"
+                f"{', '.join(sorted(collapsed))}: degenerate fit (its triplets mostly tied: the "
+                "authors' error counts a tie as correct, and a collapsed map's 1-NN error is "
+                "that of coincident points)"
             )
+        if collapsed and not fails_anyway:
+            verdict = "not comparable"
         elif str(r.holds) == "True":
             verdict = "matched"
         elif values and not pd.isna(p.low) and all(v < p.low for v in values):
             verdict = "better"  # errors below the published range
-            note = "lower errors than published; the claim as worded does not hold"
+            note = "; ".join(filter(None, [
+                "lower errors than published; the claim as worded does not hold", note]))
         else:
             verdict = "worse"
         rows.append(_row("t-STE", table, item, value, str(r.ours), verdict, note, diff=""))

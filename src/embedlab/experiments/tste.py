@@ -296,6 +296,13 @@ def describe_degenerate(degenerate: Mapping[str, list[int]]) -> str:
     return "; ".join(parts)
 
 
+def in_claimed_range(value: float, low: float, high: float) -> bool:
+    """Whether ``value`` lies in a claim's published range [low, high]; a single published
+    number (low = high) is matched within 2 points."""
+    tol = 0.02 if low == high else 0.0
+    return low - tol <= value <= high + tol
+
+
 def claims_table(tables_by_dataset: Mapping[str, pd.DataFrame], paper_csv: str | Path):
     """The paper's claims (config/paper_values/tste_claims.csv) with our values and verdicts.
 
@@ -337,8 +344,7 @@ def claims_table(tables_by_dataset: Mapping[str, pd.DataFrame], paper_csv: str |
         }[c["method"]]
         vals = {m: float(t.loc[d, f"{m} {short}"]) for m in pick}
         lo, hi = float(c["low"]), float(c["high"])
-        tol = 0.02 if lo == hi else 0.0  # a single published number: within 2 points
-        holds = all(lo - tol <= v <= hi + tol for v in vals.values())
+        holds = all(in_claimed_range(v, lo, hi) for v in vals.values())
         ours = ", ".join(f"{m} {v:.3f}" for m, v in vals.items())
         collapsed = [m for m in pick if d in degenerate.get(m, [])]
         rows.append(
