@@ -89,7 +89,7 @@ MASS_FLOOR = 1e-200  # an approximate shifted mass below this: exact fields (and
 TIME_RANK_TOL = 1e-7  # SNEST's time-factor matrix: singular values kept, relative to the largest
 LADDER_FROM = 20  # box counts above this are rounded up to ceil(20 x 1.05^m) (grid_boxes)
 LADDER_RATIO = 1.05
-_SPECTRUM: dict = {}  # the last kernel spectrum, by (kernel, n_space, shift, steps, nodes)
+_SPECTRUM: dict = {}  # the last kernel spectrum, by (kernel, node steps, node counts)
 
 
 @dataclass(frozen=True)
@@ -248,40 +248,34 @@ def time_interpolation(t: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np
 
 
 @njit(inline="always", fastmath=exact.FASTMATH)
-def _sample(kernel, off0, off1, off2, n_space, shift, out):
-    """out[i0, i1, i2] = w e^{-c} at the offset (off0[i0], off1[i1], off2[i2]) (unused
-    dimensions: a single offset 0), 0 where an offset is NaN; the kernel's own shifted weight
-    (:func:`embedlab.kernels.neighbour.shifted_weight`)."""
+def _sample(kernel, off0, off1, off2, out):
+    """out[i0, i1, i2] = w(a, 0) at the space offset (off0[i0], off1[i1], off2[i2]) (unused
+    dimensions: a single offset 0; a = its squared length), 0 where an offset is NaN; the
+    kernel's own weight (:func:`embedlab.kernels.neighbour.shifted_weight`, shift 0)."""
     for i0 in prange(off0.shape[0]):
         for i1 in range(off1.shape[0]):
             for i2 in range(off2.shape[0]):
-                delta = (off0[i0], off1[i1], off2[i2])
-                a = 0.0
-                b = 0.0
-                for k in range(3):
-                    if k < n_space:
-                        a += delta[k] ** 2
-                    else:
-                        b += delta[k] ** 2
-                if math.isnan(a + b):
+                a = off0[i0] ** 2 + off1[i1] ** 2 + off2[i2] ** 2
+                if math.isnan(a):
                     out[i0, i1, i2] = 0.0
                 else:
-                    out[i0, i1, i2] = exact.shifted_weight(kernel, a, b, shift)
+                    out[i0, i1, i2] = exact.shifted_weight(kernel, a, 0.0, 0.0)
 
 
 @njit(parallel=True, cache=True, fastmath=exact.FASTMATH)
-def _sample_parallel(kernel, off0, off1, off2, n_space, shift, out):
-    _sample(kernel, off0, off1, off2, n_space, shift, out)
+def _sample_parallel(kernel, off0, off1, off2, out):
+    _sample(kernel, off0, off1, off2, out)
 
 
 @njit(cache=True, fastmath=exact.FASTMATH)
-def _sample_serial(kernel, off0, off1, off2, n_space, shift, out):
-    _sample(kernel, off0, off1, off2, n_space, shift, out)
+def _sample_serial(kernel, off0, off1, off2, out):
+    _sample(kernel, off0, off1, off2, out)
 
 
-def sampled_kernel(kernel: int, n_space: int, shift: float):
-    """The function of the grid offsets giving K_0 = w e^{-c} (module docstring) as a
-    1 x L_1 x .. x L_d array, 0 where an offset is unused (NaN)."""
+def sampled_kernel(kernel: int):
+    """The function of the grid's space offsets giving the kernel's weight w(a, 0) (shift 0:
+    t-SNE, SNE, SNEST without time, and SNEST's Cauchy space factor) as a 1 x L_1 x .. x L_d
+    array, 0 where an offset is unused (NaN)."""
 
     def sample(offsets: list[np.ndarray]) -> np.ndarray:
         d = len(offsets)
@@ -289,7 +283,7 @@ def sampled_kernel(kernel: int, n_space: int, shift: float):
         padded = [*offsets, *[np.zeros(1)] * (3 - d)]  # a padded dimension has offset 0
         out = np.empty([*lengths, *[1] * (3 - d)])
         entry = _sample_parallel if out.size >= SAMPLE_PARALLEL_FROM else _sample_serial
-        entry(kernel, *padded, n_space, shift, out)
+        entry(kernel, *padded, out)
         return out.reshape(1, *lengths)
 
     return sample
@@ -320,15 +314,15 @@ def _attraction_serial(kernel, Y, n_space, indptr, indices, pvals):
     return _attraction(kernel, Y, n_space, indptr, indices, pvals)
 
 
-def _kernel_spectrum(kernel: int, n_space: int, shift: float, grid: interpolation.Grid):
-    """The FFT of K_0 sampled on ``grid``, kept (one, the last) for the next call with the same
-    kernel, shift, node steps and node counts: an optimiser's epochs on a map that changes
-    little (t-SNE and SNE: shift 0, a fixed step, box counts on a ladder) reuse it, which
-    saves sampling the kernel and one of the three FFTs. The same bits either way."""
-    key = (kernel, n_space, shift, tuple(grid.node_step.tolist()), grid.n_nodes)
+def _kernel_spectrum(kernel: int, grid: interpolation.Grid):
+    """The FFT of the kernel sampled on ``grid`` (:func:`sampled_kernel`), kept (one, the last)
+    for the next call with the same kernel, node steps and node counts: an optimiser's epochs
+    on a map that changes little (a fixed step, box counts on a ladder) reuse it, which saves
+    sampling the kernel and one of the three FFTs. The same bits either way."""
+    key = (kernel, tuple(grid.node_step.tolist()), grid.n_nodes)
     cached = _SPECTRUM.get(key)
     if cached is None:
-        cached = interpolation.kernel_spectrum(grid, sampled_kernel(kernel, n_space, shift))
+        cached = interpolation.kernel_spectrum(grid, sampled_kernel(kernel))
         _SPECTRUM.clear()
         _SPECTRUM[key] = cached
     return cached
@@ -353,7 +347,7 @@ def _separable_time_sums(space: np.ndarray, t: np.ndarray, grid: interpolation.G
     rank = max(1, int(np.count_nonzero(sigma > TIME_RANK_TOL * sigma[0])))
     charges = weights @ (Vt[:rank].T * sigma[:rank])
     left, left_slope = weights @ U[:, :rank], slopes @ U[:, :rank]
-    spectrum = _kernel_spectrum(TSNE, grid.lower.shape[0], 0.0, grid)  # 1 / (1 + a)
+    spectrum = _kernel_spectrum(TSNE, grid)  # 1 / (1 + a)
     block = max(1, settings.max_grid_points // interpolation.fft_points(grid.n_boxes,
                                                                        grid.n_nodes_per_box))
     psi = np.concatenate([
@@ -400,9 +394,9 @@ def fft_pair_fields(
     if kernel == SNEST and n_space < d:
         phi = _separable_time_sums(space, Y[:, n_space], grid, shift, settings)
     else:
-        phi = interpolation.kernel_sums(
-            Y, grid, None, spectrum=_kernel_spectrum(kernel, n_space, shift, grid)
-        )[:, 0, :]
+        # every column is space: the shift is 0 and the kernel w(a, 0)
+        spectrum = _kernel_spectrum(kernel, grid)
+        phi = interpolation.kernel_sums(Y, grid, None, spectrum=spectrum)[:, 0, :]
     mass = float(phi[:, 0].sum() - n * math.exp(-shift))
     if not mass > MASS_FLOOR:
         FALLBACKS["mass"] += 1
