@@ -1,4 +1,5 @@
-"""The command line loads only the experiment module a verb needs."""
+"""The command line loads only the experiment module a verb needs, and that module only
+what the verb needs."""
 
 from __future__ import annotations
 
@@ -49,6 +50,18 @@ def test_a_core_verb_imports_no_method():
         "import sys; from embedlab import cli; cli.build_parser('fetch');"
         "print(sorted(m for m in ('sklearn', 'numba', 'embedlab.experiments.snest')"
         " if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stdout.strip() == "[]", proc.stderr
+
+
+@pytest.mark.parametrize("module", cli._experiment_modules())
+def test_an_experiment_module_imports_its_methods_where_it_fits(module):
+    """Table, figure and merge jobs import neither scikit-learn nor numba (~1 s per job): the
+    experiment modules import their methods inside the functions that fit."""
+    code = (
+        f"import sys, embedlab.experiments.{module};"
+        "print(sorted(m for m in ('sklearn', 'numba') if m in sys.modules))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.stdout.strip() == "[]", proc.stderr

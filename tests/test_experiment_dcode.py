@@ -12,6 +12,8 @@ from embedlab.artifacts import Artifact
 from embedlab.datasets.dcode_synthetic import build as build_synthetic
 from embedlab.evaluate.ranking import paper_word_weights, true_author_ranks
 from embedlab.experiments import dcode
+from embedlab.methods.cooc_lle import DegenerateEmbeddingError
+from embedlab.methods.dynamic_pca import DynamicPCA
 from embedlab.plots import dcode as plots
 from embedlab.plots.common import save_figure
 
@@ -147,7 +149,7 @@ def test_lle_with_too_few_active_authors_is_counted_not_fatal():
     authors, words = np.arange(N_AUTHORS), np.arange(N_WORDS)
     counts = dcode.sub_counts(art, authors, words, 3)
     counts[-1][3:] = 0.0  # at most three active authors in the last fitted step
-    with pytest.raises(dcode.DegenerateEmbeddingError, match="authors active in the last year"):
+    with pytest.raises(DegenerateEmbeddingError, match="authors active in the last year"):
         dcode.method_log_p("lle", {"n_neighbors": 4}, counts, seed=0)
     log_ps = dcode.subset_log_ps(
         ["lle", "chance"], {"lle": {"n_neighbors": 4}}, counts, 0, "counts", "predictive"
@@ -269,7 +271,7 @@ def test_a_failing_method_is_an_error_not_a_dropped_subset(toy_dir, tmp_path, mo
     def broken(*args, **kwargs):
         raise np.linalg.LinAlgError("Internal Error")
 
-    monkeypatch.setattr(dcode.DynamicPCA, "fit", broken)
+    monkeypatch.setattr(DynamicPCA, "fit", broken)
     with pytest.raises(np.linalg.LinAlgError):
         dcode.table2_size(toy_dir, (4, 12), tmp_path / "r.json", rank_settings())
     assert not (tmp_path / "r.json").exists()

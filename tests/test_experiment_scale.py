@@ -13,6 +13,7 @@ from embedlab.artifacts import Artifact
 from embedlab.evaluate.knn import knn_preservation
 from embedlab.experiments import scale
 from embedlab.knn_affinities import knn_affinities, nearest_neighbours
+from embedlab.methods import neighbour
 from embedlab.methods.neighbour import TSNE, NeighbourKL, validate_affinities
 from embedlab.optimize import GradientDescent
 
@@ -98,12 +99,12 @@ def test_every_method_embeds_the_shared_p(toy, method):
 def test_snest_keeps_its_own_exaggeration(toy, monkeypatch):
     seen = {}
 
-    class Spy(scale.SNEST):
+    class Spy(neighbour.SNEST):
         def fit(self, P, y=None, reference_cost=None):
             seen.update(self.get_params())
             return super().fit(P)
 
-    monkeypatch.setattr(scale, "SNEST", Spy)
+    monkeypatch.setattr(neighbour, "SNEST", Spy)  # scale imports it where it fits
     _, aff, _ = toy
     scale.embed("snest", aff.P, aff.Z, settings(max_iter=30), threads=1)
     assert seen["exaggeration"] == 4.0 and seen["exaggeration_epochs"] == 10

@@ -51,11 +51,11 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-import scipy.stats
 
 from embedlab import artifacts, tables
 from embedlab.evaluate.ranking import (
@@ -66,9 +66,9 @@ from embedlab.evaluate.ranking import (
     rank_of,
     true_author_ranks,
 )
-from embedlab.methods.cooc_lle import CooccurrenceLLE, DegenerateEmbeddingError
-from embedlab.methods.dcode import DCODE, VARIANTS
-from embedlab.methods.dynamic_pca import DynamicPCA
+
+if TYPE_CHECKING:
+    from embedlab.methods.dcode import DCODE
 
 log = logging.getLogger(__name__)
 
@@ -162,11 +162,15 @@ PREDICTIONS = ("predictive", "filtered")
 
 
 def _fit_of(variant: str) -> str:
+    from embedlab.methods.dcode import VARIANTS
+
     return "static" if VARIANTS[variant]["static"] else "dynamic"
 
 
 def fit_dcode(fit: str, params: dict, counts, seed: int) -> DCODE:
     """The ``fit`` ("dynamic" or "static") D-CODE model of ``counts`` (steps 0..fit_step)."""
+    from embedlab.methods.dcode import DCODE
+
     return DCODE(static=fit == "static", random_state=seed, **params).fit(counts)
 
 
@@ -176,6 +180,8 @@ def dcode_log_p(model: DCODE, variant: str, prediction: str, t: int = -1) -> np.
     ``prediction="predictive"`` uses the one-step predictive distribution of a dynamic model
     (the static model has no transition: its filtered distribution is its prediction).
     """
+    from embedlab.methods.dcode import VARIANTS
+
     if prediction not in PREDICTIONS:
         raise ValueError(f"prediction must be one of {PREDICTIONS}, got {prediction!r}")
     horizon = int(prediction == "predictive" and not model.static)
@@ -190,6 +196,9 @@ def method_log_p(method, params, counts, seed) -> np.ndarray:
     active authors than ``n_neighbors`` it cannot embed (counted as degenerate). References:
     ``chance`` is flat, ``empirical`` the smoothed word frequencies of the summed counts.
     """
+    from embedlab.methods.cooc_lle import CooccurrenceLLE, DegenerateEmbeddingError
+    from embedlab.methods.dynamic_pca import DynamicPCA
+
     A, W = counts[-1].shape
     if method == "chance":
         return np.full((A, W), -np.log(W))
@@ -220,6 +229,9 @@ def subset_log_ps(methods, params, counts, seed, observation, prediction) -> dic
     ``"static"`` entry overrides them for the static fit) and ``{method: {...}}`` for the
     others. A degenerate LLE embedding gives ``None``.
     """
+    from embedlab.methods.cooc_lle import DegenerateEmbeddingError
+    from embedlab.methods.dcode import VARIANTS
+
     out, models = {}, {}
     for method in methods:
         if method in VARIANTS:
@@ -431,6 +443,8 @@ def table2_size(artifact_dir, size, out, config: dict) -> pd.DataFrame:
     ``paper_words``, ``subsets``, ``seed``, ``fit_step``, ``pool``, ``methods``, ``params``,
     ``grid``, ``val_subsets``, ``val_steps``, ``grid_extensions``.
     """
+    from embedlab.methods.dcode import VARIANTS
+
     cfg = config
     art = artifacts.load(artifact_dir)
     setup = RankSetup(
@@ -511,6 +525,8 @@ def rank_table(result_files, paper_csv) -> tuple[pd.DataFrame, pd.DataFrame, dic
     Wilcoxon signed-rank p-value of each of the paper's comparisons over the subsets both
     methods ranked.
     """
+    from embedlab.methods.dcode import VARIANTS
+
     paper = pd.read_csv(paper_csv)
     ref = {
         (int(a), int(w), m): v
@@ -567,6 +583,8 @@ def paired_test(wide: pd.DataFrame, method: str, rival: str) -> dict:
     Over the subsets both ranked (lower rank wins); ``p`` is NaN when fewer than two subsets
     or every difference is zero.
     """
+    import scipy.stats
+
     pair = wide[[method, rival]].dropna()
     diff = pair[method] - pair[rival]
     p = np.nan
@@ -696,6 +714,8 @@ def synthetic_ranks(art, params: dict, seed: int = 0) -> tuple[pd.DataFrame, dic
     The 'paper' is one occurrence of every word of group A; ranks are among all authors at
     each filtered step t (D-CODE and D-CODE MLE from one fit). Returns (table, fitted model).
     """
+    from embedlab.methods.dcode import VARIANTS
+
     items_a, items_w = _items(art, "author"), _items(art, "word")
     x = np.flatnonzero(items_a["group"].to_numpy() == "X")
     words = (items_w["group"].to_numpy() == "A").astype(np.float64)
@@ -739,6 +759,8 @@ def pair_trajectories(art, pairs, n_authors, n_words, dcode_params, pca_params, 
     """Fig. 5: per (author, word) and step, the rank of the author given the word (D-CODE,
     Dynamic PCA; Naive Bayes, uniform prior, among the embedded authors) and the empirical
     ``p(a | w) = C_t(a, w) / sum_a' C_t(a', w)`` over all authors of the corpus."""
+    from embedlab.methods.dynamic_pca import DynamicPCA
+
     last = len(art.arrays["counts"]) - 1
     authors, words, names_a, names_w = figure_subset(
         art, n_authors, n_words, last, [a for a, _ in pairs], [w for _, w in pairs]

@@ -30,13 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.decomposition import PCA
-from sklearn.manifold import TSNE, Isomap
-from sklearn.neighbors import NearestNeighbors
 
 from embedlab import artifacts, runs, tables
-from embedlab.evaluate.knn import loo_1nn_errors
-from embedlab.methods.diffeomap import Diffeomap
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +62,8 @@ def prepare(
     ``centre_frames``: each row is a frame of 3-D markers; see :func:`centre_on_body`.
     ``info["rows"]`` holds the kept row indices of the artifact.
     """
+    from sklearn.decomposition import PCA
+
     art = artifacts.load(artifact_dir)
     if art.kind != "vectors":
         raise ValueError(f"{artifact_dir}: Diffeomap needs a vectors artifact, got {art.kind!r}")
@@ -138,6 +135,8 @@ def class_errors(Y: np.ndarray, classes) -> tuple[int | None, int]:
 
     ``classes`` 2-D: a 0/1 incidence, several classes per point (:func:`shared_class_errors`).
     """
+    from embedlab.evaluate.knn import loo_1nn_errors
+
     if classes is None:
         return None, 0
     if classes.ndim == 2:
@@ -155,6 +154,8 @@ def rms_radius(X: np.ndarray) -> float:
 def shared_class_errors(Y: np.ndarray, S) -> tuple[int, int]:
     """LOO 1-NN with several classes per point, S the 0/1 incidence (points x classes): among
     the rows with a class, (#rows whose nearest such row shares none of its classes, #rows)."""
+    from sklearn.neighbors import NearestNeighbors
+
     S = sp.csr_matrix(S, dtype=np.int64)
     keep = np.flatnonzero(np.asarray(S.sum(axis=1)).ravel() > 0)
     if len(keep) < 2:
@@ -207,6 +208,8 @@ def author_set_readings(
 
 def fit_point(X, classes, sigma_rel, lam, settings: dict, seed: int) -> tuple[dict, dict]:
     """One Diffeomap fit: (row of the runs table, {"phi": Phi_p map, "flow": transform(X)})."""
+    from embedlab.methods.diffeomap import Diffeomap
+
     sigma = sigma_rel * rms_radius(X)
     est = Diffeomap(n_components=2, sigma=sigma, lam=lam, random_state=seed, **settings)
     row: dict[str, Any] = {"sigma_rel": sigma_rel, "lam": lam, "sigma": sigma, **settings}
@@ -317,6 +320,9 @@ def best_index(runs_table: list[dict]) -> int:
 
 def baseline_map(method: str, X: np.ndarray, seed: int, n_neighbors: int) -> np.ndarray:
     """2-D PCA, Isomap (n_neighbors) or t-SNE (scikit-learn) of X."""
+    from sklearn.decomposition import PCA
+    from sklearn.manifold import TSNE, Isomap
+
     if method == "pca":
         return PCA(n_components=2, random_state=seed).fit_transform(X)
     if method == "isomap":

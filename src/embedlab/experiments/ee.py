@@ -21,11 +21,8 @@ import time
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from embedlab import artifacts, runs, tables
-from embedlab.evaluate.knn import loo_1nn_error_rate, trustworthiness
-from embedlab.methods.elastic import ElasticEmbedding, elastic_costs
 from embedlab.optimize import DivergenceError
 
 log = logging.getLogger(__name__)
@@ -50,6 +47,8 @@ SWEEP_COLUMNS = [
 def unrolling(Y: np.ndarray, t: np.ndarray, n_directions: int = 180) -> tuple[float, float]:
     """(max |Spearman rho|, angle in degrees) of the projection of Y on a direction with the
     roll angle t, over ``n_directions`` directions in [0, 180) degrees."""
+    from scipy.stats import spearmanr
+
     angles = np.arange(n_directions) * (np.pi / n_directions)
     best, best_angle = 0.0, 0.0
     for a in angles:
@@ -74,6 +73,8 @@ def fit_with_fallback(X, objective, learning_rates, **params):
 
     Returns (estimator or None, learning rate used or None, "lr: reason" of each rejected
     rate). If every rate oscillates, the last oscillating fit is returned (and listed)."""
+    from embedlab.methods.elastic import ElasticEmbedding
+
     failures, last = [], (None, None)
     for lr in learning_rates:
         est = ElasticEmbedding(learning_rate=lr, log_every=LOG_EVERY, **params)
@@ -102,6 +103,9 @@ def sweep(
     X, labels, dataset: str, lambdas: dict, perplexity: float, learning_rates, max_iter: int
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """Every (weights, lambda): metrics table and the maps (runs x n x 2, NaN if all diverged)."""
+    from embedlab.evaluate.knn import loo_1nn_error_rate, trustworthiness
+    from embedlab.methods.elastic import elastic_costs
+
     objectives = elastic_costs(X, perplexity)
     rows, maps = [], []
     for kind in ("distance", "uniform"):
@@ -153,6 +157,9 @@ def homotopy_comparison(
     """Fixed lambda for ``budget`` epochs vs the polytope and log-spaced homotopies, each
     stage given budget / n_stages epochs (tolerance stopping may use fewer). The fixed run
     is not stopped by the tolerance (it would stop near 1000 epochs with its pinches)."""
+    from embedlab.evaluate.knn import trustworthiness
+    from embedlab.methods.elastic import ElasticEmbedding, elastic_costs
+
     objective = elastic_costs(X, perplexity)["distance"]
     n_polytope = len(ElasticEmbedding(lam=lam, homotopy="polytope", homotopy_start=start).lambdas())
     variants = {

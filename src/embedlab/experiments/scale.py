@@ -48,12 +48,6 @@ import pandas as pd
 import scipy.sparse as sp
 
 from embedlab import artifacts, runs, tables
-from embedlab.evaluate.kl import kl_divergence
-from embedlab.evaluate.knn import knn_preservation, loo_1nn_error_rate
-from embedlab.kernels import neighbour_fft
-from embedlab.knn_affinities import knn_affinities
-from embedlab.methods.elastic import ElasticCost, ElasticEmbedding
-from embedlab.methods.neighbour import SNEST, TSNE, initial_embedding
 from embedlab.optimize import GradientDescent
 
 log = logging.getLogger(__name__)
@@ -153,12 +147,16 @@ def estimator_kw(s: GradientDescent) -> dict:
 
 
 def _tsne(P, Z, settings: Settings, threads: int):
+    from embedlab.methods.neighbour import TSNE
+
     est = TSNE(2, random_state=settings.seed, repulsion=settings.repulsion,
                **estimator_kw(settings.schedule(P.shape[0]))).fit(P)
     return est.embedding_, est.n_iter_, est.cost_trace_
 
 
 def _snest(P, Z, settings: Settings, threads: int):
+    from embedlab.methods.neighbour import SNEST
+
     s = dataclasses.replace(
         settings.schedule(P.shape[0]),
         exaggeration=settings.snest_exaggeration,
@@ -171,6 +169,8 @@ def _snest(P, Z, settings: Settings, threads: int):
 
 
 def _ee(P, Z, settings: Settings, threads: int):
+    from embedlab.methods.elastic import ElasticCost, ElasticEmbedding
+
     n = P.shape[0]
     s = settings.schedule(n)
     lam = settings.ee_lam_n / n
@@ -189,6 +189,8 @@ def _ee(P, Z, settings: Settings, threads: int):
 def opentsne_start(n: int, seed: int) -> np.ndarray:
     """Our t-SNE's start (:func:`embedlab.methods.neighbour.initial_embedding` with TSNE's
     own init_scale and ``random_state=seed``), handed to openTSNE."""
+    from embedlab.methods.neighbour import TSNE, initial_embedding
+
     return initial_embedding(n, 2, 0, TSNE().init_scale, 0.0, seed)
 
 
@@ -224,6 +226,9 @@ FITS = {"tsne": _tsne, "snest": _snest, "ee": _ee, "opentsne": _opentsne}
 def embed(method: str, P: sp.csr_matrix, Z: np.ndarray, settings: Settings, threads: int) -> Fit:
     """Fit ``method`` (one of METHODS) on P (``Z``: the PCA scores, EE's start), after a
     warm-up of the same method on the first 300 points (compiled code, imports)."""
+    from embedlab.kernels import neighbour_fft
+    from embedlab.knn_affinities import knn_affinities
+
     if method not in FITS:
         raise ValueError(f"unknown scale method {method!r}; expected one of {list(FITS)}")
     m = min(WARM_UP_POINTS, P.shape[0])
@@ -257,6 +262,9 @@ def repulsion_note(method: str, repulsion: str, exact_calls: int, epochs: int) -
 
 def measure(P, neighbours: np.ndarray, labels: np.ndarray, method: str, Y: np.ndarray) -> dict:
     """Exact KL with the method's kernel, 10-NN preservation, leave-one-out 1-NN error."""
+    from embedlab.evaluate.kl import kl_divergence
+    from embedlab.evaluate.knn import knn_preservation, loo_1nn_error_rate
+
     kernel, n_time = KERNELS[method]
     space = Y[:, : Y.shape[1] - n_time]
     return {
@@ -291,6 +299,8 @@ def load_affinities(path) -> tuple[dict, dict]:
 
 def affinities_step(artifact_dir, out, perplexity: float, pca_dims: int, seed: int) -> Path:
     """The vectors artifact's sparse P (with its neighbours and PCA scores) to ``out``."""
+    from embedlab.knn_affinities import knn_affinities
+
     art = artifacts.load(artifact_dir)
     if art.kind != "vectors" or "labels" not in art.arrays:
         raise ValueError(f"{artifact_dir}: the scale experiment needs labelled vectors")
@@ -455,7 +465,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--snest-exaggeration", type=float, required=True)
     p.add_argument("--snest-exaggeration-epochs", type=int, required=True)
     p.add_argument("--ee-lam-n", type=float, required=True, help="EE: lambda = this / n")
-    p.add_argument("--repulsion", choices=list(neighbour_fft.REPULSION), required=True)
+    p.add_argument("--repulsion", required=True, help="the estimators' repulsion (checked there)")
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--threads", type=int, required=True)
     p.add_argument("--log-every", type=int, required=True)

@@ -30,14 +30,6 @@ import numpy as np
 import pandas as pd
 
 from embedlab import artifacts, runs, tables
-from embedlab.evaluate.knn import loo_1nn_error_rate
-from embedlab.evaluate.triplets import (
-    holdout_split,
-    kfold_triplets,
-    tied_fraction,
-    triplet_error,
-)
-from embedlab.methods.triplets import METHODS, gram_embedding
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +65,8 @@ def load_triplets(
 
 def make_estimator(method: str, dims: int, **params: Any):
     """The estimator named ``method`` (a key of METHODS) in ``dims`` dimensions."""
+    from embedlab.methods.triplets import METHODS
+
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; expected one of {sorted(METHODS)}")
     return METHODS[method](n_components=int(dims), **params)
@@ -94,6 +88,8 @@ def fit_embeddings(
     largest dimension, and each dimension's embedding is the classical-MDS truncation of that
     kernel (:func:`embedlab.methods.triplets.gram_embedding`), as in the paper's K forms.
     """
+    from embedlab.methods.triplets import gram_embedding
+
     dims = sorted({int(d) for d in dims})
     if method.endswith("-K"):
         t0 = time.perf_counter()
@@ -127,6 +123,8 @@ def choose_by_validation(
     """Per dimension, the grid value of ``name`` with the lowest triplet error on a seeded
     ``val_fraction`` of ``train`` held out from fitting (the first value on ties); ``fixed``
     holds estimator settings shared by every candidate (the K forms' solver)."""
+    from embedlab.evaluate.triplets import holdout_split, triplet_error
+
     fit_rows, val_rows = holdout_split(len(train), val_fraction, seed)
     fit, val = train[fit_rows], train[val_rows]
     errors = {d: [] for d in dims}
@@ -149,6 +147,8 @@ def _folds_and_grid(
 ) -> tuple[list[int], list, dict[str, list]]:
     """(sorted dims, the folds to evaluate, grid) of one (dataset, method), checked: the grid
     tunes at most one parameter; ``folds_used`` keeps the first folds of the same split."""
+    from embedlab.evaluate.triplets import kfold_triplets
+
     grid = dict(grid or {})
     if len(grid) > 1:
         raise ValueError(f"{method}: grid may tune one parameter, got {sorted(grid)}")
@@ -202,6 +202,9 @@ def evaluate_method(
     forms' projected-gradient settings ({"solver", "precision", "tol"}; None = the
     estimators' defaults), unused by X forms.
     """
+    from embedlab.evaluate.knn import loo_1nn_error_rate
+    from embedlab.evaluate.triplets import triplet_error
+
     trip, n, labels = load_triplets(artifact_dir, max_triplets, seed)
     dims, folds, grid = _folds_and_grid(method, len(trip), dims, n_folds, grid, seed, folds_used)
     dataset = Path(artifact_dir).name
@@ -375,6 +378,9 @@ def embed_map(
     ``protocol="authors_code"`` (mnist_make_maps.m): the coded solver settings
     (:func:`authors_params`; ``max_iter`` None = coded), self-triplets accepted, and each map
     axis rescaled to [0, 1] before the errors are measured (ties correct)."""
+    from embedlab.evaluate.knn import loo_1nn_error_rate
+    from embedlab.evaluate.triplets import triplet_error
+
     if protocol not in ("paper_text", "authors_code"):
         raise ValueError(f"protocol must be paper_text or authors_code, got {protocol!r}")
     authors = protocol == "authors_code"
@@ -484,6 +490,8 @@ def authors_fit(
     authors' code does: K forms learn one kernel (rank-2 start) and read every dimension off
     it by its top eigenvectors scaled by sqrt(eigenvalue), uncentred; X forms fit per
     dimension, t-STE with alpha = dims - 1."""
+    from embedlab.methods.triplets import gram_embedding
+
     dims = sorted({int(d) for d in dims})
     params = authors_params(method, values)
     iters = authors_max_iter(method, max_iter)
@@ -531,6 +539,9 @@ def authors_search_value(
     (K forms) or in X X^T of a fit at the largest dimension (CKL-X). Returns (violations, the
     kernel's embedding at the largest dimension for K forms -- the 1-NN fits reuse it -- else
     None)."""
+    from embedlab.evaluate.triplets import triplet_error
+    from embedlab.methods.triplets import gram_embedding
+
     first = search_split(len(triplets), n_folds)
     fit, val = triplets[:first], triplets[first:]
     fits, K = authors_fit(method, [max(dims)], fit, n, {name: value}, seed, max_iter, allow_self)
@@ -602,6 +613,9 @@ def authors_part(
     1-NN rows the fit's training triplets) with d_ij = d_il, which the ties-correct error
     counts as satisfied -- near 1 for a collapsed fit (see :func:`degenerate_fits`).
     """
+    from embedlab.evaluate.knn import loo_1nn_error_rate
+    from embedlab.evaluate.triplets import tied_fraction, triplet_error
+
     trip, n, labels, allow_self = load_triplets(artifact_dir, max_triplets, seed, True)
     if nn_training not in ("first", "all"):
         raise ValueError(f"{method}: nn_training must be 'first' or 'all', got {nn_training!r}")
