@@ -1,9 +1,12 @@
 """Time one Diffeomap objective + gradient evaluation at the vowel size (m=2700, a=24, p=20,
 n=300) against a plain-numpy version of the same algebra, and estimate a 1000-iteration CG fit;
-with --compare, L-BFGS against CG at equal numbers of gradient evaluations.
+with --compare, L-BFGS against CG at equal numbers of gradient evaluations; with --kernel, the
+Gaussian kernel matrix K(A, B) (every step of every Diffeomap evaluation builds one) against
+scipy's cdist + numpy's exp.
 
     .venv/bin/python benchmarks/bench_diffeomap.py [--repeats 3] [--fit-iters 10]
     .venv/bin/python benchmarks/bench_diffeomap.py --compare [--artifact results/datasets/vowel]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_diffeomap.py --kernel
 
 The data are Gaussian with the vowel shape (timings do not depend on the values). The plain
 version builds the kernel matrix and its derivative contraction through broadcast (m, n, a)
@@ -114,6 +117,29 @@ def _fit_with_budget(model, X, evaluations):
     )  # fmt: skip
 
 
+def compare_kernels(repeats: int) -> None:
+    """embedlab's gaussian_kernel against exp(-cdist(A, B)^2 / (2 sigma^2)) at the vowel (grid
+    and final basis sizes) and USPS shapes; both float64 on the same thread count."""
+    from scipy.spatial.distance import cdist
+
+    from embedlab.kernels.diffeomap import gaussian_kernel
+
+    rng = np.random.default_rng(0)
+    print("m x n x a | ours ms | cdist + exp ms | ratio | max rel diff")
+    for m, n, a in [(2700, 150, 24), (2700, 300, 24), (7291, 300, 50)]:
+        A = rng.standard_normal((m, a))
+        B = A[rng.choice(m, n, replace=False)]
+        sigma = 0.1 * np.sqrt((A**2).sum(axis=1).mean())
+        gaussian_kernel(A[:10], B[:5], sigma)  # compile
+        ours, K = best_of(lambda: gaussian_kernel(A, B, sigma), repeats)  # noqa: B023
+        plain, ref = best_of(
+            lambda: np.exp(-cdist(A, B, "sqeuclidean") / (2 * sigma**2)), repeats  # noqa: B023
+        )
+        diff = np.max(np.abs(K - ref) / ref)
+        print(f"{m} x {n} x {a} | {1e3 * ours:.2f} | {1e3 * plain:.2f} | {plain / ours:.1f}x"
+              f" | {diff:.1e}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--m", type=int, default=2700)
@@ -129,7 +155,11 @@ def main() -> None:
     parser.add_argument("--sigma-rel", type=float, default=0.1)
     parser.add_argument("--lam", type=float, default=10.0)
     parser.add_argument("--evaluations", type=int, default=450)
+    parser.add_argument("--kernel", action="store_true", help="the Gaussian kernel alone")
     args = parser.parse_args()
+    if args.kernel:
+        compare_kernels(max(args.repeats, 10))
+        return
     if args.compare:
         compare_optimizers(args)
         return

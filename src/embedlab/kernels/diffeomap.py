@@ -20,10 +20,10 @@ two matrix products plus elementwise work (BLAS), faster than any hand loop for 
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
+
+from embedlab.kernels.fastmath import FASTMATH, fast_exp64
 
 
 def _gaussian_kernel_rows(A: np.ndarray, BT: np.ndarray, scale: float) -> np.ndarray:
@@ -39,7 +39,7 @@ def _gaussian_kernel_rows(A: np.ndarray, BT: np.ndarray, scale: float) -> np.nda
                 t = x - BT[d, i]
                 sq[i] += t * t
         for i in range(n):
-            K[j, i] = math.exp(-scale * sq[i])
+            K[j, i] = fast_exp64(-scale * sq[i])
     return K
 
 
@@ -51,16 +51,22 @@ def _gaussian_kernel_from_products(
     for j in numba.prange(m):
         for i in range(n):
             sq = sq_a[j] + sq_b[i] - 2.0 * G[j, i]
-            G[j, i] = math.exp(-scale * max(sq, 0.0))
+            G[j, i] = fast_exp64(-scale * max(sq, 0.0))
     return G
 
 
 # each loop body compiled twice: threads only pay off above a few million operations (below
 # that, waking the thread pool costs more than the loop)
-_kernel_rows_serial = numba.njit(cache=True)(_gaussian_kernel_rows)
-_kernel_rows_parallel = numba.njit(parallel=True, cache=True)(_gaussian_kernel_rows)
-_kernel_products_serial = numba.njit(cache=True)(_gaussian_kernel_from_products)
-_kernel_products_parallel = numba.njit(parallel=True, cache=True)(_gaussian_kernel_from_products)
+_kernel_rows_serial = numba.njit(cache=True, fastmath=FASTMATH)(_gaussian_kernel_rows)
+_kernel_rows_parallel = numba.njit(parallel=True, cache=True, fastmath=FASTMATH)(
+    _gaussian_kernel_rows
+)
+_kernel_products_serial = numba.njit(cache=True, fastmath=FASTMATH)(
+    _gaussian_kernel_from_products
+)
+_kernel_products_parallel = numba.njit(parallel=True, cache=True, fastmath=FASTMATH)(
+    _gaussian_kernel_from_products
+)
 PARALLEL_MIN_WORK = 2_000_000  # m * n * dims
 DIRECT_MAX_DIMS = 64
 
