@@ -48,3 +48,21 @@ def test_no_or_bad_benchmark_files_fail_with_the_path(tmp_path):
     bad.write_text("x\ty\n1\t2\n")
     with pytest.raises(ValueError, match="a.tsv: not a Snakemake benchmark file"):
         timings.read_benchmarks(tmp_path)
+
+
+def test_a_resumed_run_is_cut_into_parts_run_in_one_go(tmp_path):
+    """Jobs 10 s apart belong to one part; an idle hour starts another. jobs_running: the
+    part's serial wall seconds over its span."""
+    folder = tmp_path / "benchmarks"
+    _bench(folder, "snest_embed", "a", 100.0, 100.0, 1.0, end=1100)  # 1000-1100
+    _bench(folder, "snest_embed", "b", 100.0, 100.0, 1.0, end=1100)  # 1000-1100, beside a
+    _bench(folder, "snest_table", "c", 10.0, 10.0, 1.0, end=1120)  # 1110-1120
+    _bench(folder, "ee_sweep", "d", 50.0, 40.0, 1.0, end=5050)  # an hour later
+    parts = timings.parts_run_in_one_go(timings.read_benchmarks(folder))
+    assert parts["jobs"].tolist() == [3, 1]
+    assert parts["span_s"].tolist() == [120.0, 50.0]
+    assert parts["jobs_running"].tolist() == [round(210 / 120, 2), 1.0]
+    assert parts["cpu_s"].tolist() == [210.0, 40.0]
+    timings.write_timings(folder, tmp_path / "t.csv", tmp_path / "t.md")
+    text = (tmp_path / "t.md").read_text()
+    assert "## Parts run in one go" in text and "0.07 CPU hours in all" in text

@@ -12,13 +12,15 @@ from embedlab import artifacts
 
 
 def write_table(
-    df: pd.DataFrame, csv_path: str | Path, md_path: str | Path, title: str = ""
+    df: pd.DataFrame, csv_path: str | Path, md_path: str | Path, title: str = "", after: str = ""
 ) -> None:
-    """Write ``df`` as CSV and as a Markdown table (with an optional heading), atomically."""
+    """Write ``df`` as CSV and as a Markdown table (with an optional heading and Markdown
+    ``after`` it), atomically."""
     write_csv(df, csv_path)
     shown = df.astype(object).where(df.notna(), "")
     body = shown.to_markdown(index=False, floatfmt="g")
-    artifacts.write_text_atomic(md_path, (f"# {title}\n\n" if title else "") + body + "\n")
+    text = (f"# {title}\n\n" if title else "") + body + "\n" + (f"\n{after}" if after else "")
+    artifacts.write_text_atomic(md_path, text)
 
 
 def write_csv(df: pd.DataFrame, path: str | Path) -> Path:

@@ -5,6 +5,11 @@ directive: wall seconds ``s``, ``cpu_time``, ``max_rss`` in MB). :func:`timings_
 them: per rule and per paper the job count, wall seconds (the serial sum), CPU seconds and the
 largest resident memory; and for the whole run its span (first job start to last job end,
 start = file time - wall seconds) and the average number of busy cores, CPU seconds / span.
+
+A run resumed over several sittings (a long reproduction, target by target) has idle gaps
+between them: :func:`parts_run_in_one_go` splits the jobs where no job ran for ``gap_s``
+seconds and gives each part its span and its average number of jobs running (serial wall
+seconds / span), so that "both cores busy" can be read per part (issue #22).
 """
 
 from __future__ import annotations
@@ -83,13 +88,51 @@ def timings_table(jobs: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     return table[["paper", "rule", "jobs", "wall_s", "cpu_s", "max_rss_mb", "cpu_per_wall"]], run
 
 
+#: an idle gap longer than this (seconds) ends a part run in one go
+PART_GAP_S = 600.0
+
+
+def parts_run_in_one_go(jobs: pd.DataFrame, gap_s: float = PART_GAP_S) -> pd.DataFrame:
+    """The jobs' time line cut where nothing ran for more than ``gap_s`` seconds: per part its
+    first start and last end (UTC), jobs, span, serial wall and CPU seconds, and
+    ``jobs_running`` = serial wall seconds / span (2.0: two jobs at all times)."""
+    timeline = jobs.assign(start=jobs["end"] - jobs["wall_s"]).sort_values("start")
+    part = (timeline["start"] > timeline["end"].cummax().shift() + gap_s).cumsum()
+    parts = timeline.groupby(part.to_numpy()).agg(
+        start=("start", "min"),
+        end=("end", "max"),
+        jobs=("wall_s", "size"),
+        wall_s=("wall_s", "sum"),
+        cpu_s=("cpu_s", "sum"),
+    )
+    parts["span_s"] = parts["end"] - parts["start"]
+    parts["jobs_running"] = (parts["wall_s"] / parts["span_s"].where(parts["span_s"] > 0)).round(2)
+    for column in ("start", "end"):
+        parts[column] = pd.to_datetime(parts[column], unit="s").dt.strftime("%Y-%m-%d %H:%M")
+    parts[["span_s", "wall_s", "cpu_s"]] = parts[["span_s", "wall_s", "cpu_s"]].round(1)
+    columns = ["start", "end", "jobs", "span_s", "wall_s", "cpu_s", "jobs_running"]
+    return parts[columns].reset_index(drop=True)
+
+
 def write_timings(folder: str | Path, csv: str | Path, md: str | Path) -> pd.DataFrame:
-    table, run = timings_table(read_benchmarks(folder))
+    """The per-rule table (csv and md) with, in the md, the run's parts run in one go and its
+    total CPU hours."""
+    jobs = read_benchmarks(folder)
+    table, run = timings_table(jobs)
     title = (
         f"Timings of the last run ({folder}): {run['jobs']} jobs; from the first job's start "
         f"to the last one's end {run['span_s']} s ({run['span_s'] / 3600:.2f} h), on average "
         f"{run['busy_cores']} cores busy (CPU seconds / span). wall_s sums the jobs' wall "
         "times (serial); cpu_per_wall > 1: a job used several cores"
     )
-    tables.write_table(table, csv, md, title=title)
+    parts = parts_run_in_one_go(jobs)
+    cpu_h = float(jobs["cpu_s"].sum()) / 3600
+    after = (
+        f"## Parts run in one go\n\n{cpu_h:.2f} CPU hours in all. A part ends where no job ran"
+        f" for {PART_GAP_S:.0f} s; jobs_running = the part's serial wall seconds / its span"
+        " (2.0 keeps 2 cores busy with single-thread jobs; a 2-thread job counts once).\n\n"
+        + parts.to_markdown(index=False)
+        + "\n"
+    )
+    tables.write_table(table, csv, md, title=title, after=after)
     return table
