@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from numba import njit, types
 
 from embedlab.kernels import fastmath
@@ -51,3 +52,24 @@ def test_constants_keep_the_precision_of_the_loop():
     one_plus(1.0)
     returns = {sig.args[0]: sig.return_type for sig in one_plus.nopython_signatures}
     assert returns == {types.float32: types.float32, types.float64: types.float64}
+
+
+@njit
+def log1p_of(x):
+    out = np.empty_like(x)
+    for i in range(x.size):
+        out[i] = fastmath.fast_log1p64(x[i])
+    return out
+
+
+def test_float64_log1p_within_four_ulp():
+    """The FFT attraction's log(1 + a), a >= 0: tiny, moderate and huge a, and the ends."""
+    for a in (
+        np.geomspace(1e-300, 1e300, 400001),
+        np.linspace(0.0, 10.0, 400001),
+        np.linspace(0.40, 0.43, 100001),  # 1 + a around sqrt(2): the mantissa's switch
+    ):
+        np.testing.assert_allclose(log1p_of(a), np.log1p(a), rtol=1e-15, atol=0)
+    special = log1p_of(np.array([0.0, np.inf, np.nan, 1.7e308]))
+    assert special[0] == 0.0 and special[1] == np.inf and np.isnan(special[2])
+    assert special[3] == pytest.approx(np.log1p(1.7e308), rel=1e-15)

@@ -140,6 +140,55 @@ def fast_reciprocal64(x):
     return y
 
 
+_SQRT2 = math.sqrt(2.0)
+_NO_ROUNDING_TERM = 2.0**52
+_MANTISSA_BITS = (1 << 52) - 1
+_ONE_BITS = 1023 << 52
+# 2 atanh(s) / s = 2 sum_k s^2k / (2k + 1): degree 11 in s^2 leaves < 1e-18 for |s| <= 0.172
+_L = [2.0 / (2 * k + 1) for k in range(12)]
+_L0, _L1, _L2, _L3, _L4, _L5, _L6, _L7, _L8, _L9, _L10, _L11 = _L
+
+
+@njit(inline="always", fastmath=FASTMATH)
+def fast_log1p64(a):
+    """log(1 + a) for a >= 0, branch-free and without a division, so that LLVM vectorises a
+    loop over it (the attraction's -log w of t-SNE and SNEST, one per non-zero of P: libm's
+    scalar log1p was ~80 % of that loop's time).
+
+        u = 1 + a = 2^e m, m in [sqrt(1/2), sqrt(2)),  s = (m - 1) / (m + 1),
+        log u = e ln 2 + 2 atanh(s)  (|s| <= 0.172; the series in Estrin's form),
+        log1p(a) = log u + (a - (u - 1)) / u  (the rounding of 1 + a, to first order),
+
+    the divisions by :func:`fast_reciprocal64`.
+
+    Relative error < 1e-15 (4 ulp) for a >= 1e-300 (0 at a = 0); inf at a = inf, NaN for NaN."""
+    u = 1.0 + a
+    bits = _float64_bits(u)
+    e = (bits >> 52) - 1023
+    m = _bits_as_float64((bits & _MANTISSA_BITS) | _ONE_BITS)  # [1, 2)
+    big = m > _SQRT2
+    if big:  # a select, not a branch, once compiled
+        m = 0.5 * m
+    if big:
+        e = e + 1
+    s = (m - 1.0) * fast_reciprocal64(m + 1.0)  # no division: the loop stays SIMD
+    z = s * s
+    z2 = z * z
+    z4 = z2 * z2
+    q0 = (_L0 + _L1 * z) + (_L2 + _L3 * z) * z2
+    q1 = (_L4 + _L5 * z) + (_L6 + _L7 * z) * z2
+    q2 = (_L8 + _L9 * z) + (_L10 + _L11 * z) * z2
+    log_m = s * ((q0 + q1 * z4) + q2 * (z4 * z4))
+    k = float(e)
+    rounding = (a - (u - 1.0)) * fast_reciprocal64(u)
+    if u > _NO_ROUNDING_TERM:  # there it is below 1 ulp of the result (and 1/u not normal)
+        rounding = 0.0
+    value = (k * _LN2_HI + (log_m + k * _LN2_LO)) + rounding
+    if u == np.inf:
+        value = np.inf
+    return value
+
+
 # --------------------------------------------------------------------------------------
 # float32 (constants are float32 scalars, so that no operation is promoted to float64)
 
