@@ -14,11 +14,11 @@ when it exists, else a random k-nearest-neighbour P of clustered points; Y: rand
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 import numpy as np
 from numba import njit, prange
+from timing import best_of
 
 from embedlab.kernels import neighbour as exact
 from embedlab.kernels import neighbour_fft
@@ -47,15 +47,6 @@ def load_p(n: int):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 10)) + 4 * rng.integers(0, 10, size=(n, 1))
     return knn_affinities(X, perplexity=30.0, pca_dims=None, seed=0).P, "clustered, random"
-
-
-def best_of(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), out
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.special
+from timing import best_of
 
 from embedlab.kernels.cooccurrence import log_likelihood_and_gradient
 from embedlab.methods.dcode import DCODE
@@ -56,15 +57,6 @@ def table2_counts(size=(40, 348)):
     return "Poisson(0.5) counts", [rng.poisson(0.5, size=size).astype(float) for _ in range(12)]
 
 
-def best_of(f, repeats):
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=200)
@@ -76,8 +68,8 @@ def main() -> None:
     v1, g1 = log_likelihood_and_gradient(theta, p)  # compiles
     v2, g2 = numpy_log_likelihood_and_gradient(theta, p)
     assert abs(v1 - v2) < 1e-10 and np.abs(g1 - g2).max() < 1e-12, "kernels disagree"
-    t_numba = best_of(lambda: log_likelihood_and_gradient(theta, p), args.repeats)
-    t_numpy = best_of(lambda: numpy_log_likelihood_and_gradient(theta, p), args.repeats)
+    t_numba, _ = best_of(lambda: log_likelihood_and_gradient(theta, p), args.repeats)
+    t_numpy, _ = best_of(lambda: numpy_log_likelihood_and_gradient(theta, p), args.repeats)
     print(f"data: {source}, {C.shape[0]} authors x {C.shape[1]} words")
     print(
         f"CODE log-likelihood + gradient: numba {t_numba * 1e3:.3f} ms, "

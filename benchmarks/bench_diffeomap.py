@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 import scipy.linalg
+from timing import best_of
 
 from embedlab.methods.diffeomap import diffeomap_energy, fit_trajectories
 
@@ -53,15 +54,6 @@ def plain_energy(T, sigma, lam, b, basis, eps):
     energy += lam * np.sum(T[p][:, b:] ** 2)
     grad[p][:, b:] += 2 * lam * T[p][:, b:]
     return energy, grad
-
-
-def best_of(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), out
 
 
 def two_sheets(m=80, seed=0):

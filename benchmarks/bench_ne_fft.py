@@ -29,10 +29,10 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before numba starts its OpenMP threads
 
 import argparse  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 from bench_ne_kernel import random_affinities  # noqa: E402  (this folder is on sys.path)
+from timing import best_of  # noqa: E402
 
 from embedlab.kernels import interpolation  # noqa: E402
 from embedlab.kernels import neighbour_fft as nfft  # noqa: E402
@@ -60,15 +60,6 @@ def make_map(kind: str, n: int, n_space: int, n_time: int, factor: float, rng) -
     centres = rng.uniform(-1, 1, size=(10, n_space + n_time)) * scale
     spread = np.r_[np.full(n_space, radius / 15), np.full(n_time, TIME_STD / 4)]
     return centres[rng.integers(0, 10, n)] + rng.normal(size=(n, n_space + n_time)) * spread
-
-
-def timed(f, repeats: int):
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = f()
-        best = min(best, time.perf_counter() - start)
-    return out, best
 
 
 def cold(objective, Y):
@@ -106,7 +97,7 @@ def main() -> None:
             for kind in args.kinds:
                 Y = make_map(kind, n, n_space, n_time, factor, rng)
                 f_exact = exact.fields(Y)
-                (_, g_exact), t_exact = timed(lambda: exact(Y), args.repeats)  # noqa: B023
+                t_exact, (_, g_exact) = best_of(lambda: exact(Y), args.repeats)  # noqa: B023
                 rep_exact = f_exact.rep / f_exact.mass
                 for p, ipu in settings:
                     s = nfft.FFTSettings(n_interpolation_points=p, intervals_per_unit=ipu,
@@ -124,8 +115,8 @@ def main() -> None:
                         continue
                     approx = NeighbourKL(P, kernel, n_space, repulsion="fft", fft=s)
                     f = approx.fields(Y)
-                    (_, g), t_fft = timed(lambda: approx(Y), args.repeats)  # noqa: B023
-                    _, t_cold = timed(lambda: cold(approx, Y), args.repeats)  # noqa: B023
+                    t_fft, (_, g) = best_of(lambda: approx(Y), args.repeats)  # noqa: B023
+                    t_cold, _ = best_of(lambda: cold(approx, Y), args.repeats)  # noqa: B023
                     z_err = abs(np.expm1(np.log(f.mass) + f.shift
                                          - np.log(f_exact.mass) - f_exact.shift))
                     rep_err = np.linalg.norm(f.rep / f.mass - rep_exact) / np.linalg.norm(rep_exact)
