@@ -142,6 +142,34 @@ def test_kernel_sums_against_a_direct_sum():
         assert error < 1e-2, (d, error)
 
 
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_parallel_spread_and_odometer_give_the_serial_bits(d):
+    """Spreading by strips of boxes (threads) sums every node in point order, as one serial
+    pass does; the nodes are visited by an odometer, as by their number's digits."""
+    rng = np.random.default_rng(d)
+    Y = rng.normal(size=(3000, d)) * 5
+    grid = interpolation.make_grid(Y, np.full(d, 7), 4)
+    p, shape = grid.n_nodes_per_box, grid.n_nodes
+    strides = np.array([int(np.prod(shape[k + 1 :])) for k in range(d)], dtype=np.int64)
+    boxes, weights, _ = interpolation._lagrange_weights_serial(
+        Y, grid.lower, grid.box_width, grid.n_boxes, p
+    )
+    charges = rng.normal(size=(len(Y), 2))
+    size = int(np.prod(shape))
+    serial = interpolation._spread_serial(boxes, weights, strides, p, size, charges)
+    parallel = interpolation._spread_parallel(boxes, weights, strides, p, size, charges)
+    np.testing.assert_array_equal(parallel, serial)
+    # against the definition: every point's p^d nodes, numbered by base-p digits
+    reference = np.zeros_like(serial)
+    for i in range(len(Y)):
+        for t in range(p**d):
+            digits = [(t // p ** (d - 1 - k)) % p for k in range(d)]
+            index = sum((boxes[i, k] * p + digits[k]) * strides[k] for k in range(d))
+            weight = np.prod([weights[i, k, digits[k]] for k in range(d)])
+            reference[:, index] += weight * charges[i]
+    np.testing.assert_allclose(serial, reference, rtol=1e-12, atol=1e-14)
+
+
 def test_pruned_transforms_match_rfftn():
     """The axis-by-axis forward and inverse transforms of kernel_sums against scipy's full
     rfftn / irfftn on the same padded lengths, in 1-3 dimensions."""

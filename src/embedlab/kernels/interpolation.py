@@ -38,9 +38,10 @@ data", Nature Methods 16, 243-245 (2019) (FIt-SNE):
   only on the node steps and counts: :func:`kernel_spectrum` computes it for a caller to keep
   (:mod:`embedlab.kernels.neighbour_fft` keeps the last one).
 
-Spreading is one serial pass in point order (no two threads add to the same node, and the
-sum has a fixed order: deterministic); the weights and the gathering are parallel over
-points from ``PARALLEL_FROM`` points, each writing only its own row, and scipy's FFT gives the
+Spreading is parallel over strips of boxes (a box's nodes are its own, so no two threads add
+to the same node) and each node sums its points in point order: deterministic, the same bits
+as one serial pass; the weights and the gathering are parallel over points from
+``PARALLEL_FROM`` points, each writing only its own row, and scipy's FFT gives the
 same bits on any number of workers (checked on 1 and 2): the result does not depend on the
 thread count. Everything is float64.
 
@@ -63,6 +64,7 @@ MAX_DIMS = 3  # a d-D grid has (G p)^d nodes: beyond 3 dimensions it costs more 
 # points: below this the O(n p^d) passes run on one thread (a parallel region's start-up,
 # tens of ms on a loaded machine, costs more than the pass itself)
 PARALLEL_FROM = 16384
+SPREAD_STRIPS = 16  # box strips of the parallel spread (a thread each; any count, same bits)
 
 
 @dataclass(frozen=True)
@@ -158,32 +160,66 @@ def _lagrange_weights_serial(Y, lower, width, n_boxes, p):
 
 
 @njit(inline="always")
-def _node(boxes, weights, strides, p, i, t):
-    """The t-th of the p^d nodes of point i's box: (flat node index, tensor weight)."""
+def _node(boxes, weights, strides, p, i, digits):
+    """The node of point i's box with per-dimension node numbers ``digits``: (flat node
+    index, tensor weight)."""
     d = boxes.shape[1]
     index = 0
     weight = 1.0
     for k in range(d - 1, -1, -1):
-        m = t % p
-        t //= p
+        m = digits[k]
         index += (boxes[i, k] * p + m) * strides[k]
         weight *= weights[i, k, m]
     return index, weight
 
 
-@njit(cache=True)
-def _spread(boxes, weights, strides, p, size, charges):
+@njit(inline="always")
+def _next_node(digits, p):
+    """The next of a box's p^d nodes, the last dimension fastest (an odometer: no integer
+    division, which was most of the time of spreading and gathering)."""
+    k = digits.shape[0] - 1
+    digits[k] += 1
+    while digits[k] == p and k > 0:
+        digits[k] = 0
+        k -= 1
+        digits[k] += 1
+
+
+@njit(inline="always")
+def _spread(boxes, weights, strides, p, size, charges, strips):
     """g_q(x) = sum_i W_i(x) c_iq for each of the r charge sets (charges: n x r; out: r x
-    size): serial, in point order (a fixed sum order)."""
+    size). A box's p^d nodes are its own, so the grid splits by boxes without conflicts:
+    ``strips`` ranges of the first dimension's boxes, one thread each, each taking its points
+    in point order; every node's sum therefore runs in point order, the same bits for any
+    number of strips or threads."""
     n, d = boxes.shape
     r = charges.shape[1]
     grid = np.zeros((r, size))
-    for i in range(n):
-        for t in range(p**d):
-            index, weight = _node(boxes, weights, strides, p, i, t)
-            for q in range(r):
-                grid[q, index] += weight * charges[i, q]
+    n_first = boxes[:, 0].max() + 1 if n > 0 else 0
+    for s in prange(strips):
+        low = s * n_first // strips
+        high = (s + 1) * n_first // strips
+        digits = np.empty(d, dtype=np.int64)
+        for i in range(n):
+            if not low <= boxes[i, 0] < high:
+                continue
+            digits[:] = 0
+            for _ in range(p**d):
+                index, weight = _node(boxes, weights, strides, p, i, digits)
+                for q in range(r):
+                    grid[q, index] += weight * charges[i, q]
+                _next_node(digits, p)
     return grid
+
+
+@njit(parallel=True, cache=True)
+def _spread_parallel(boxes, weights, strides, p, size, charges):
+    return _spread(boxes, weights, strides, p, size, charges, SPREAD_STRIPS)
+
+
+@njit(cache=True)
+def _spread_serial(boxes, weights, strides, p, size, charges):
+    return _spread(boxes, weights, strides, p, size, charges, 1)
 
 
 @njit(inline="always")
@@ -194,13 +230,9 @@ def _gather(boxes, weights, slopes, strides, p, values):
     r = values.shape[0]
     out = np.zeros((n, r, 1 + d))
     for i in prange(n):
-        digits = np.empty(d, dtype=np.int64)  # m_k of the node, per thread
-        for t in range(p**d):
-            index, weight = _node(boxes, weights, strides, p, i, t)
-            rest = t
-            for k in range(d - 1, -1, -1):
-                digits[k] = rest % p
-                rest //= p
+        digits = np.zeros(d, dtype=np.int64)  # m_k of the node, per thread
+        for _ in range(p**d):
+            index, weight = _node(boxes, weights, strides, p, i, digits)
             for q in range(r):
                 out[i, q, 0] += weight * values[q, index]
             for k in range(d):  # d W / dy_k: the k-th factor replaced by its slope
@@ -210,6 +242,7 @@ def _gather(boxes, weights, slopes, strides, p, values):
                         partial *= weights[i, j, digits[j]]
                 for q in range(r):
                     out[i, q, 1 + k] += partial * values[q, index]
+            _next_node(digits, p)
     return out
 
 
@@ -310,7 +343,8 @@ def kernel_sums(
     charges = np.ones((Y.shape[0], 1)) if charges is None else np.ascontiguousarray(charges)
     if charges.ndim != 2 or charges.shape[0] != Y.shape[0]:
         raise ValueError(f"charges of shape {charges.shape}, expected ({Y.shape[0]}, r)")
-    grids = _spread(boxes, weights, strides, p, int(np.prod(shape)), charges)
+    spread = _spread_parallel if parallel else _spread_serial
+    grids = spread(boxes, weights, strides, p, int(np.prod(shape)), charges)
     grids = grids.reshape(charges.shape[1], *shape)
     length = grid.fft_shape
     if spectrum is None:
