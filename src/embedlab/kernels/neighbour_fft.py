@@ -291,12 +291,26 @@ def sampled_kernel(kernel: int):
 
 
 @njit(inline="always", fastmath=exact.FASTMATH)
+def _log_weight_simd(kernel, a, b):
+    """:func:`embedlab.kernels.neighbour.log_weight` with :func:`fast_log1p64` (within 4 ulp,
+    and a loop over it vectorises). Here, not beside it: any change to the exact kernel's
+    module, even this function added or one more docstring line, moved the last bits of the
+    exact gradients (checked: they follow the source lines), which the Table 1 runs have."""
+    if kernel == SNE:
+        return -a
+    if kernel == TSNE:
+        return -fast_log1p64(a)
+    return b - fast_log1p64(a)
+
+
+@njit(inline="always", fastmath=exact.FASTMATH)
 def _attraction_row(kernel, i, Y, n_space, indptr, indices, pvals, att, dist):
     """The exact kernel's attraction row (:func:`embedlab.kernels.neighbour._attraction_row`:
     A_i added to ``att[i]``, the same bits) with its cost sum_j p_ij (-log w_ij) taken in a
     second loop over the squared distances kept in ``dist`` (2 x at least the row's
-    non-zeros), with :func:`fast_log1p64`: that loop has no gather, so it vectorises (libm's
-    scalar log1p was ~80 % of the row's time at n = 70,000), and it sums in a fixed order. The
+    non-zeros), with :func:`_log_weight_simd`: that loop has no
+    gather, so it vectorises (libm's scalar log1p was ~80 % of the row's time at n = 70,000),
+    and it sums in a fixed order. The
     cost agrees with the exact kernel's to a few ulp. (The exact kernel keeps its own loop:
     any change to it moves the last bits of the Table 1 runs.)"""
     d = Y.shape[1]
@@ -324,20 +338,8 @@ def _attraction_row(kernel, i, Y, n_space, indptr, indices, pvals, att, dist):
     terms = dist[0, :m]
     p_row = pvals[start : start + m]
     for q in range(m):
-        a = terms[q]
-        terms[q] = p_row[q] * (fast_log1p64(a) if kernel != SNE else a)
-        if exact.kernel_has_time(kernel):
-            terms[q] -= p_row[q] * dist[1, q]
+        terms[q] = -p_row[q] * _log_weight_simd(kernel, terms[q], dist[1, q])
     return exact._ordered_sum(terms, m)
-
-
-@njit(inline="always")
-def _scratch(indptr):
-    """:func:`_attraction_row`'s ``dist`` for one thread: 2 x the most non-zeros of a row."""
-    most = 0
-    for i in range(indptr.shape[0] - 1):
-        most = max(most, indptr[i + 1] - indptr[i])
-    return np.empty((2, most))
 
 
 @njit(inline="always", fastmath=exact.FASTMATH)
@@ -349,8 +351,11 @@ def _attraction(kernel, Y, n_space, indptr, indices, pvals):
     att = np.zeros((n, d))
     cost_row = np.zeros(n)
     groups = min(exact.GROUPS, n)
+    most = 0  # non-zeros of the fullest row: the length of each thread's ``dist``
+    for i in range(n):
+        most = max(most, indptr[i + 1] - indptr[i])
     for g in prange(groups):
-        dist = _scratch(indptr)
+        dist = np.empty((2, most))
         for i in range(g * n // groups, (g + 1) * n // groups):
             cost_row[i] = _attraction_row(
                 kernel, i, Y, n_space, indptr, indices, pvals, att, dist
