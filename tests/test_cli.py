@@ -17,10 +17,11 @@ def _verbs(parser) -> set[str]:
 
 def test_every_experiment_verb_is_named_after_its_module():
     """A verb is found without importing every module only if it is '<module>-...'."""
-    core = _verbs(cli.build_parser("fetch"))
-    assert core == set(cli.CORE_VERBS)
+    core = _verbs(cli.build_parser("fetch"))  # this file's verbs only
+    modules = cli._experiment_modules()
+    assert core and not any(v.startswith(f"{m}-") for v in core for m in modules), core
     every = _verbs(cli.build_parser())
-    for module in cli._experiment_modules():
+    for module in modules:
         own = _verbs(cli.build_parser(f"{module}-")) - core
         assert own, module
         assert all(verb.startswith(f"{module}-") for verb in own), (module, own)

@@ -13,22 +13,19 @@ import logging
 import pkgutil
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from embedlab import __version__
 
 log = logging.getLogger("embedlab")
 
-# the verbs defined in this file (build_parser checks the list); every other verb is
-# "<experiment module>-...", defined by that module's register()
-CORE_VERBS = ("fetch", "build", "summarize-datasets", "summarize-papers", "timings", "check-report")
-
-
-def _experiment_modules(verb: str | None = None) -> list[str]:
+def _experiment_modules(verb: str | None = None, core: Iterable[str] = ()) -> list[str]:
     """The modules of :mod:`embedlab.experiments` whose verbs the parser needs: each adds its
     paper's verbs via register(), all named ``<module>-...``. For a verb of one module, that
-    module only (a job then imports one paper's methods, not all: ~1.5 s less per job); for a
-    verb of this file, none; for no verb or an unknown one, all (help, the error's choices)."""
+    module only (a job then imports one paper's methods, not all: ~1.5 s less per job); for
+    one of the ``core`` verbs (this file's), none; for no verb or an unknown one, all (help,
+    the error's choices)."""
     import embedlab.experiments as pkg
 
     names = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__))
@@ -37,7 +34,7 @@ def _experiment_modules(verb: str | None = None) -> list[str]:
     owners = [name for name in names if verb.startswith(f"{name}-")]
     if owners:
         return owners
-    return [] if verb in CORE_VERBS else names
+    return [] if verb in core else names
 
 
 def _verb(argv: list[str]) -> str | None:
@@ -169,7 +166,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--browser", help="Chromium executable (default: found on PATH)")
     p.set_defaults(func=_cmd_check_report)
 
-    for name in _experiment_modules(verb):
+    for name in _experiment_modules(verb, core=list(sub.choices)):
         importlib.import_module(f"embedlab.experiments.{name}").register(sub)
     return parser
 
