@@ -155,26 +155,18 @@ def test_tste_claims_are_read_under_both_protocols(tmp_path):
     df = summary.summary_table([paper], tables)
     assert list(df["table"]) == ["Fig. 2", "Fig. 2 (authors' code)"]
     assert list(df["verdict"]) == ["better", "not reproduced"]
-    _write(
-        tables / "tste_authors_claims.csv",
-        [{"claim": "all in range", "ours": "STE-X 0.350", "holds": True}],
-    )
-    df = summary.summary_table([paper], tables)
+
+    def with_authors_claim(**row):
+        """The summary once the authors' claims table holds this one row."""
+        _write(tables / "tste_authors_claims.csv", [{"claim": "all in range", **row}])
+        return summary.summary_table([paper], tables)
+
+    df = with_authors_claim(ours="STE-X 0.350", holds=True)
     assert list(df["verdict"]) == ["better", "matched"]
-    _write(
-        tables / "tste_authors_claims.csv",
-        [{"claim": "all in range", "ours": "GNMDS-K 0.000", "holds": False,
-          "degenerate": "GNMDS-K"}],
-    )  # fmt: skip
-    df = summary.summary_table([paper], tables)
+    df = with_authors_claim(ours="GNMDS-K 0.000", holds=False, degenerate="GNMDS-K")
     assert list(df["verdict"]) == ["better", "not comparable"]
     assert "GNMDS-K: degenerate fit" in df["note"].iloc[1]
     # a sound fit outside the range fails the claim whatever the degenerate one says
-    _write(
-        tables / "tste_authors_claims.csv",
-        [{"claim": "all in range", "ours": "GNMDS-K 0.000, CKL-K 0.682", "holds": False,
-          "degenerate": "GNMDS-K"}],
-    )  # fmt: skip
-    df = summary.summary_table([paper], tables)
+    df = with_authors_claim(ours="GNMDS-K 0.000, CKL-K 0.682", holds=False, degenerate="GNMDS-K")
     assert list(df["verdict"]) == ["better", "worse"]
     assert "GNMDS-K: degenerate fit" in df["note"].iloc[1]
