@@ -4,7 +4,7 @@ For each output kernel (t-SNE R^1 and R^2, SNE R^2 -- also EE with uniform v-, s
 SNEST R^{1,1} and R^{2,1}), two kinds of maps at size n (random: one Gaussian blob;
 clustered: 10 Gaussian clusters) with the extents of real maps (space radius ~ sqrt(n) / 1.5
 for t-SNE and SNEST, a fifth of it for SNE, whose maps are compact; SNEST time std 0.5,
-|t| < 2), and each grid setting (p = ``n_interpolation_points``, ``intervals_per_unit``),
+|t| < 2), and each grid setting (p = ``n_interpolation_points``, ``nodes_per_unit``),
 prints against :func:`embedlab.kernels.neighbour.pair_fields`:
 
 * ``Z``: |Z_fft / Z_exact - 1| (Z = M e^c);
@@ -46,8 +46,9 @@ CASES = [
     ("SNEST R^{1,1}", "snest", 1, 1, 1.0),
     ("SNEST R^{2,1}", "snest", 2, 1, 1.0),
 ]
-SWEEP = [(3, 1.0), (3, 2.0), (3, 4.0), (4, 3.0), (5, 2.0), (6, 1.5), (7, 1.5), (8, 1.0), (9, 1.0),
-         (10, 0.5), (10, 1.0), (12, 1.0)]
+# (p, nodes per unit)
+SWEEP = [(3, 3.0), (4, 6.0), (4, 8.0), (5, 5.0), (6, 4.0), (6, 5.0), (6, 6.0), (7, 5.0), (8, 4.0),
+         (8, 5.0), (8, 6.0), (10, 4.0)]
 TIME_STD = 0.5
 
 
@@ -79,12 +80,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     default = nfft.FFTSettings()
-    settings = [(default.n_interpolation_points, default.intervals_per_unit)]
+    settings = [(default.n_interpolation_points, default.nodes_per_unit)]
     if args.sweep:
         settings = SWEEP
-    print(f"default grid: p = {default.n_interpolation_points}, intervals_per_unit = "
-          f"{default.intervals_per_unit}, min_grid_size = {default.min_grid_size}")
-    print(f"{'case':14s} {'map':9s} {'n':>6s} {'p':>2s} {'ipu':>4s} {'boxes':>15s} "
+    print(f"default grid: p = {default.n_interpolation_points}, nodes_per_unit = "
+          f"{default.nodes_per_unit}, min_grid_size = {default.min_grid_size}")
+    print(f"{'case':14s} {'map':9s} {'n':>6s} {'p':>2s} {'npu':>4s} {'cells':>15s} "
           f"{'grid':>9s} {'Z':>8s} {'rep':>8s} {'grad':>8s} {'exact s':>8s} {'fft s':>8s} "
           f"{'cold s':>8s}")
     for n in args.n:
@@ -99,18 +100,18 @@ def main() -> None:
                 f_exact = exact.fields(Y)
                 t_exact, (_, g_exact) = best_of(lambda: exact(Y), args.repeats)  # noqa: B023
                 rep_exact = f_exact.rep / f_exact.mass
-                for p, ipu in settings:
-                    s = nfft.FFTSettings(n_interpolation_points=p, intervals_per_unit=ipu,
+                for p, npu in settings:
+                    s = nfft.FFTSettings(n_interpolation_points=p, nodes_per_unit=npu,
                                          max_grid_points=args.max_grid_points)
-                    boxes = nfft.grid_boxes(Y[:, :n_space], s)
-                    size = interpolation.fft_points(boxes, p)
-                    shape = str(boxes.tolist())
+                    cells = nfft.grid_cells(Y[:, :n_space], s)
+                    size = interpolation.fft_points(cells, p)
+                    shape = str(cells.tolist())
                     if n_time:  # SNEST: one space grid per Chebyshev time node
                         nodes = nfft.time_nodes(Y[:, n_space], s).shape[0]
                         shape, size = f"{shape} x {nodes}t", size * nodes
-                    head = (f"{label:14s} {kind:9s} {n:6d} {p:2d} {ipu:4.1f} {shape:>15s} "
+                    head = (f"{label:14s} {kind:9s} {n:6d} {p:2d} {npu:4.1f} {shape:>15s} "
                             f"{size:9.2e}")
-                    if interpolation.fft_points(boxes, p) > args.max_grid_points:
+                    if interpolation.fft_points(cells, p) > args.max_grid_points:
                         print(f"{head} grid too large (exact fields)")
                         continue
                     approx = NeighbourKL(P, kernel, n_space, repulsion="fft", fft=s)

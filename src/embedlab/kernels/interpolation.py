@@ -12,22 +12,27 @@ in O(n p^d d r + r L log L) instead of O(n^2 r), after Linderman, Rachh, Hoskins
 and Kluger, "Fast interpolation-based t-SNE for improved visualization of single-cell RNA-seq
 data", Nature Methods 16, 243-245 (2019) (FIt-SNE):
 
-* Grid. Along dimension k the points lie in [lo_k, lo_k + E_k], cut into G_k boxes of width
-  h_k = E_k / G_k. Each box carries p interpolation nodes at the centres of p equal
-  sub-intervals, x = lo_k + h_k (b + (m + 1/2) / p), m = 0..p-1, so the N_k = G_k p nodes of
-  the dimension are equispaced with step Delta_k = h_k / p (across box boundaries too).
-* Interpolation. A point in box b with local coordinate u = (y - lo) / h - b in [0, 1] has the
-  Lagrange weights on the nodes u_m = (m + 1/2) / p of its box,
+* Grid. Along dimension k the points lie in [lo_k, lo_k + E_k], cut into G_k cells of width
+  Delta_k (G_k Delta_k >= E_k); the nodes are equispaced with that step, x_j = lo_k +
+  (j - s) Delta_k, j = 0..N_k - 1, s = (p - 1) // 2, N_k = G_k + p - 1 (+ 1 for odd p): the
+  cell lattice extended by the stencil's reach on both sides.
+* Interpolation. A point at t = (y - lo) / Delta takes the p nodes of its stencil, centred on
+  it: c = floor(t) (even p: t between the two middle nodes) or floor(t + 1/2) (odd p: the
+  middle node nearest), u = t - c, local nodes u_m = m - s, m = 0..p-1 (node index c + m), and
+  the Lagrange weights
       L_m(u) = prod_{l != m} (u - u_l) / (u_m - u_l),
   and in d dimensions the tensor products W_i(x) = prod_k L_{m_k}(u_ik) on the p^d nodes x
-  of its box. Interpolating y -> K(x - y) and x -> K(x - y) on these nodes gives
+  of its stencil. Interpolating y -> K(x - y) and x -> K(x - y) on these nodes gives
       phi(y_i) ~= sum_x W_i(x) sum_x' K(x - x') sum_j W_j(x') = gather(K * spread(1)).
-  The error of one interpolation is at most max |d^p K / dy^p| h^p / p! x max_u prod_m
-  |u - u_m| per dimension: it falls as h^p, so refining the grid (smaller boxes) or more
-  nodes per box (larger p) reduces it, as long as the boxes are not wider than the scale on
-  which K varies (equispaced interpolation of high order diverges in wide boxes, Runge).
-  The gradient is that of the interpolant, grad phi(y_i) ~= sum_x grad W_i(x) f(x) with
-  d L_m / dy = L'_m(u) / h: one power of h less accurate.
+  The error of one interpolation is at most max |d^p K / dy^p| Delta^p / p! x max_u
+  prod_m |u - u_m| per dimension: it falls as Delta^p, so a finer lattice or a wider stencil
+  (larger p) reduces it. The stencil centred on the point keeps max_u prod_m |u - u_m| at its
+  least: for p = 6 it is 3.5, against 162 at the edge of a box of 6 nodes (FIt-SNE's scheme,
+  where a point takes its box's own nodes; 0.56 against 6.6 for p = 4). At equal error the
+  grid needs ~2x fewer nodes per unit, and each point ~2x fewer nodes in 2-D
+  (benchmarks/README.md). The gradient is that of the
+  interpolant, grad phi(y_i) ~= sum_x grad W_i(x) f(x) with d L_m / dy = L'_m(u) / Delta:
+  one power of Delta less accurate.
 * Convolution. The node values are K at node differences (x - x')_k = Delta_k l_k with
   |l_k| < N_k: a d-dimensional Toeplitz product. Zero padding each dimension to a length
   L_k >= 2 N_k - 1 (scipy.fft.next_fast_len) embeds it in a circulant one, whose product is
@@ -38,9 +43,10 @@ data", Nature Methods 16, 243-245 (2019) (FIt-SNE):
   only on the node steps and counts: :func:`kernel_spectrum` computes it for a caller to keep
   (:mod:`embedlab.kernels.neighbour_fft` keeps the last one).
 
-Spreading is parallel over strips of boxes (a box's nodes are its own, so no two threads add
-to the same node) and each node sums its points in point order: deterministic, the same bits
-as one serial pass; the weights and the gathering are parallel over points from
+Spreading is parallel over strips of nodes along the first dimension (a thread owns a strip's
+nodes and adds every point whose stencil reaches them, so no two threads add to the same node)
+and each node sums its points in point order: deterministic, the same bits as one serial
+pass; the weights and the gathering are parallel over points from
 ``PARALLEL_FROM`` points, each writing only its own row, and scipy's FFT gives the
 same bits on any number of workers (checked on 1 and 2): the result does not depend on the
 thread count. Everything is float64.
@@ -64,27 +70,27 @@ MAX_DIMS = 3  # a d-D grid has (G p)^d nodes: beyond 3 dimensions it costs more 
 # points: below this the O(n p^d) passes run on one thread (a parallel region's start-up,
 # tens of ms on a loaded machine, costs more than the pass itself)
 PARALLEL_FROM = 16384
-SPREAD_STRIPS = 16  # box strips of the parallel spread (a thread each; any count, same bits)
+SPREAD_STRIPS = 16  # node strips of the parallel spread (a thread each; any count, same bits)
 
 
 @dataclass(frozen=True)
 class Grid:
-    """G_k boxes of width h_k from lo_k along each dimension, p nodes per box."""
+    """G_k cells of width Delta_k from lo_k along each dimension; stencils of p nodes."""
 
     lower: np.ndarray  # lo_k, (d,)
-    box_width: np.ndarray  # h_k, (d,)
-    n_boxes: np.ndarray  # G_k, (d,) int64
-    n_nodes_per_box: int  # p
+    cell_width: np.ndarray  # Delta_k, the node step, (d,)
+    n_cells: np.ndarray  # G_k, (d,) int64
+    stencil: int  # p, nodes per point and dimension
 
     @property
     def n_nodes(self) -> tuple[int, ...]:
-        """N_k = G_k p nodes per dimension."""
-        return tuple(int(g) * self.n_nodes_per_box for g in self.n_boxes)
+        """N_k = G_k + p - 1 (+ 1 for odd p) nodes per dimension."""
+        return tuple(nodes_along(int(g), self.stencil) for g in self.n_cells)
 
     @property
     def node_step(self) -> np.ndarray:
-        """Delta_k = h_k / p."""
-        return self.box_width / self.n_nodes_per_box
+        """Delta_k."""
+        return self.cell_width
 
     @property
     def fft_shape(self) -> tuple[int, ...]:
@@ -92,90 +98,98 @@ class Grid:
         return tuple(scipy.fft.next_fast_len(2 * n - 1, real=True) for n in self.n_nodes)
 
 
-def fft_points(n_boxes, n_nodes_per_box: int) -> int:
-    """prod_k (2 N_k - 1): the size of one padded grid for these box counts (its memory and
+def nodes_along(n_cells: int, stencil: int) -> int:
+    """N = G + p - 1 (+ 1 for odd p): every stencil of a point in the G cells."""
+    return n_cells + stencil - 1 + stencil % 2
+
+
+def fft_points(n_cells, stencil: int) -> int:
+    """prod_k (2 N_k - 1): the size of one padded grid for these cell counts (its memory and
     FFT cost), before rounding each L_k up to a fast length."""
-    # Python integers: a blown-up map's box counts must not wrap around in int64
-    return math.prod(2 * int(g) * n_nodes_per_box - 1 for g in n_boxes)
+    # Python integers: a blown-up map's cell counts must not wrap around in int64
+    return math.prod(2 * nodes_along(int(g), stencil) - 1 for g in n_cells)
 
 
-def make_grid(Y: np.ndarray, n_boxes, n_nodes_per_box: int, box_width=None) -> Grid:
-    """The grid from the lowest point of ``Y`` (n x d, finite) with ``n_boxes[k]`` boxes along
-    k, of width ``box_width[k]`` (G_k h_k must cover the points' extent E_k) or, by default,
-    h_k = E_k / G_k. A dimension where all points coincide gets boxes of width 1 by default
-    (any width is exact there)."""
+def make_grid(Y: np.ndarray, n_cells, stencil: int, cell_width=None) -> Grid:
+    """The grid from the lowest point of ``Y`` (n x d, finite) with ``n_cells[k]`` cells along
+    k, of width ``cell_width[k]`` (G_k Delta_k must cover the points' extent E_k) or, by
+    default, Delta_k = E_k / G_k. A dimension where all points coincide gets cells of width 1
+    by default (any width is exact there)."""
+    if stencil < 1:
+        raise ValueError(f"a stencil needs at least 1 node, got {stencil}")
     lower = Y.min(axis=0)
     extent = Y.max(axis=0) - lower
-    n_boxes = np.asarray(n_boxes, dtype=np.int64)
-    if box_width is None:
-        width = np.where(extent > 0, extent / n_boxes, 1.0)
+    n_cells = np.asarray(n_cells, dtype=np.int64)
+    if cell_width is None:
+        width = np.where(extent > 0, extent / n_cells, 1.0)
     else:
-        width = np.broadcast_to(np.asarray(box_width, dtype=np.float64), extent.shape).copy()
-        if not (width > 0).all() or (n_boxes * width < extent * (1 - 1e-12)).any():
-            raise ValueError(f"{n_boxes.tolist()} boxes of width {width.tolist()} do not "
+        width = np.broadcast_to(np.asarray(cell_width, dtype=np.float64), extent.shape).copy()
+        if not (width > 0).all() or (n_cells * width < extent * (1 - 1e-12)).any():
+            raise ValueError(f"{n_cells.tolist()} cells of width {width.tolist()} do not "
                              f"cover the extent {extent.tolist()}")
-    return Grid(lower, width, n_boxes, int(n_nodes_per_box))
+    return Grid(lower, width, n_cells, int(stencil))
 
 
 @njit(inline="always")
-def _lagrange_weights(Y, lower, width, n_boxes, p):
-    """(box index (n, d), weights L_m(u) (n, d, p), their derivatives d L_m(u) / dy =
-    L'_m(u) / h (n, d, p)) of every point along every dimension."""
+def _lagrange_weights(Y, lower, width, n_cells, p):
+    """(first node of the stencil (n, d), weights L_m(u) (n, d, p), their derivatives
+    d L_m(u) / dy = L'_m(u) / Delta (n, d, p)) of every point along every dimension."""
     n, d = Y.shape
-    boxes = np.empty((n, d), dtype=np.int64)
+    first = np.empty((n, d), dtype=np.int64)
     weights = np.empty((n, d, p))
     slopes = np.empty((n, d, p))
-    nodes = (np.arange(p) + 0.5) / p
+    reach = (p - 1) // 2  # s: local nodes m - s
+    half = 0.5 * (p % 2)  # odd p: the middle node nearest the point
     denominators = np.ones(p)
     for m in range(p):
         for ell in range(p):
             if ell != m:
-                denominators[m] *= nodes[m] - nodes[ell]
+                denominators[m] *= m - ell
     for i in prange(n):
         for k in range(d):
-            x = (Y[i, k] - lower[k]) / width[k]
-            b = min(max(int(math.floor(x)), 0), n_boxes[k] - 1)
-            u = x - b
-            boxes[i, k] = b
+            t = (Y[i, k] - lower[k]) / width[k]
+            c = min(max(int(math.floor(t + half)), 0), n_cells[k] - 1 + p % 2)
+            u = t - c
+            first[i, k] = c
             for m in range(p):
                 value = 1.0
                 slope = 0.0  # d/du prod_{l != m} (u - u_l), by the product rule
                 for ell in range(p):
                     if ell != m:
-                        slope = slope * (u - nodes[ell]) + value
-                        value *= u - nodes[ell]
+                        slope = slope * (u - (ell - reach)) + value
+                        value *= u - (ell - reach)
                 weights[i, k, m] = value / denominators[m]
                 slopes[i, k, m] = slope / (denominators[m] * width[k])
-    return boxes, weights, slopes
+    return first, weights, slopes
 
 
 @njit(parallel=True, cache=True)
-def _lagrange_weights_parallel(Y, lower, width, n_boxes, p):
-    return _lagrange_weights(Y, lower, width, n_boxes, p)
+def _lagrange_weights_parallel(Y, lower, width, n_cells, p):
+    return _lagrange_weights(Y, lower, width, n_cells, p)
 
 
 @njit(cache=True)
-def _lagrange_weights_serial(Y, lower, width, n_boxes, p):
-    return _lagrange_weights(Y, lower, width, n_boxes, p)
+def _lagrange_weights_serial(Y, lower, width, n_cells, p):
+    return _lagrange_weights(Y, lower, width, n_cells, p)
 
 
 @njit(inline="always")
-def _node(boxes, weights, strides, p, i, digits):
-    """The node of point i's box with per-dimension node numbers ``digits``: (flat node
+def _node(first, weights, strides, i, digits):
+    """The node of point i's stencil with per-dimension node numbers ``digits``: (flat node
     index, tensor weight)."""
-    d = boxes.shape[1]
+    d = first.shape[1]
     index = 0
     weight = 1.0
     for k in range(d - 1, -1, -1):
         m = digits[k]
-        index += (boxes[i, k] * p + m) * strides[k]
+        index += (first[i, k] + m) * strides[k]
         weight *= weights[i, k, m]
     return index, weight
 
 
 @njit(inline="always")
 def _next_node(digits, p):
-    """The next of a box's p^d nodes, the last dimension fastest (an odometer: no integer
+    """The next of a stencil's p^d nodes, the last dimension fastest (an odometer: no integer
     division, which was most of the time of spreading and gathering)."""
     k = digits.shape[0] - 1
     digits[k] += 1
@@ -186,53 +200,53 @@ def _next_node(digits, p):
 
 
 @njit(inline="always")
-def _spread(boxes, weights, strides, p, size, charges, strips):
+def _spread(first, weights, strides, p, n_first, size, charges, strips):
     """g_q(x) = sum_i W_i(x) c_iq for each of the r charge sets (charges: n x r; out: r x
-    size). A box's p^d nodes are its own, so the grid splits by boxes without conflicts:
-    ``strips`` ranges of the first dimension's boxes, one thread each, each taking its points
-    in point order; every node's sum therefore runs in point order, the same bits for any
-    number of strips or threads."""
-    n, d = boxes.shape
+    size). The first dimension's ``n_first`` nodes are cut into ``strips`` ranges, a thread
+    each; a thread adds, in point order, the part of every stencil that falls in its range.
+    Every node's sum therefore runs in point order: the same bits for any number of strips or
+    threads."""
+    n, d = first.shape
     r = charges.shape[1]
     grid = np.zeros((r, size))
-    n_first = boxes[:, 0].max() + 1 if n > 0 else 0
     for s in prange(strips):
         low = s * n_first // strips
         high = (s + 1) * n_first // strips
         digits = np.empty(d, dtype=np.int64)
         for i in range(n):
-            if not low <= boxes[i, 0] < high:
+            if first[i, 0] >= high or first[i, 0] + p <= low:
                 continue
             digits[:] = 0
             for _ in range(p**d):
-                index, weight = _node(boxes, weights, strides, p, i, digits)
-                for q in range(r):
-                    grid[q, index] += weight * charges[i, q]
+                if low <= first[i, 0] + digits[0] < high:
+                    index, weight = _node(first, weights, strides, i, digits)
+                    for q in range(r):
+                        grid[q, index] += weight * charges[i, q]
                 _next_node(digits, p)
     return grid
 
 
 @njit(parallel=True, cache=True)
-def _spread_parallel(boxes, weights, strides, p, size, charges):
-    return _spread(boxes, weights, strides, p, size, charges, SPREAD_STRIPS)
+def _spread_parallel(first, weights, strides, p, n_first, size, charges):
+    return _spread(first, weights, strides, p, n_first, size, charges, SPREAD_STRIPS)
 
 
 @njit(cache=True)
-def _spread_serial(boxes, weights, strides, p, size, charges):
-    return _spread(boxes, weights, strides, p, size, charges, 1)
+def _spread_serial(first, weights, strides, p, n_first, size, charges):
+    return _spread(first, weights, strides, p, n_first, size, charges, 1)
 
 
 @njit(inline="always")
-def _gather(boxes, weights, slopes, strides, p, values):
+def _gather(first, weights, slopes, strides, p, values):
     """phi_r(y_i) = sum_x W_i(x) f_r(x) and its gradient sum_x grad W_i(x) f_r(x) for every
     point i and potential r (values: r x size; out: n x r x (1 + d), value then gradient)."""
-    n, d = boxes.shape
+    n, d = first.shape
     r = values.shape[0]
     out = np.zeros((n, r, 1 + d))
     for i in prange(n):
         digits = np.zeros(d, dtype=np.int64)  # m_k of the node, per thread
         for _ in range(p**d):
-            index, weight = _node(boxes, weights, strides, p, i, digits)
+            index, weight = _node(first, weights, strides, i, digits)
             for q in range(r):
                 out[i, q, 0] += weight * values[q, index]
             for k in range(d):  # d W / dy_k: the k-th factor replaced by its slope
@@ -247,13 +261,13 @@ def _gather(boxes, weights, slopes, strides, p, values):
 
 
 @njit(parallel=True, cache=True)
-def _gather_parallel(boxes, weights, slopes, strides, p, values):
-    return _gather(boxes, weights, slopes, strides, p, values)
+def _gather_parallel(first, weights, slopes, strides, p, values):
+    return _gather(first, weights, slopes, strides, p, values)
 
 
 @njit(cache=True)
-def _gather_serial(boxes, weights, slopes, strides, p, values):
-    return _gather(boxes, weights, slopes, strides, p, values)
+def _gather_serial(first, weights, slopes, strides, p, values):
+    return _gather(first, weights, slopes, strides, p, values)
 
 
 def circular_offsets(grid: Grid) -> list[np.ndarray]:
@@ -334,17 +348,17 @@ def kernel_sums(
     d = Y.shape[1]
     if not 1 <= d <= MAX_DIMS:
         raise ValueError(f"grid interpolation needs 1 to {MAX_DIMS} dimensions, got {d}")
-    p = grid.n_nodes_per_box
+    p = grid.stencil
     shape = grid.n_nodes
     strides = np.array([int(np.prod(shape[k + 1 :])) for k in range(d)], dtype=np.int64)
     parallel = Y.shape[0] >= PARALLEL_FROM
     lagrange = _lagrange_weights_parallel if parallel else _lagrange_weights_serial
-    boxes, weights, slopes = lagrange(Y, grid.lower, grid.box_width, grid.n_boxes, p)
+    first, weights, slopes = lagrange(Y, grid.lower, grid.cell_width, grid.n_cells, p)
     charges = np.ones((Y.shape[0], 1)) if charges is None else np.ascontiguousarray(charges)
     if charges.ndim != 2 or charges.shape[0] != Y.shape[0]:
         raise ValueError(f"charges of shape {charges.shape}, expected ({Y.shape[0]}, r)")
     spread = _spread_parallel if parallel else _spread_serial
-    grids = spread(boxes, weights, strides, p, int(np.prod(shape)), charges)
+    grids = spread(first, weights, strides, p, shape[0], int(np.prod(shape)), charges)
     grids = grids.reshape(charges.shape[1], *shape)
     length = grid.fft_shape
     if spectrum is None:
@@ -358,4 +372,4 @@ def kernel_sums(
     convolved = _inverse(spectrum * _forward(grids, length, workers), length, shape, workers)
     values = np.ascontiguousarray(convolved.reshape(convolved.shape[0], -1))
     gather = _gather_parallel if parallel else _gather_serial
-    return gather(boxes, weights, slopes, strides, p, values)
+    return gather(first, weights, slopes, strides, p, values)

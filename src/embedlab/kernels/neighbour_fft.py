@@ -20,11 +20,12 @@ repulsive weights (v_ij = 1):
   w D_ij = -(1/2) grad_delta w, and R_i = sum_j w_ij e^{-c} D_ij = -(1/2) grad phi_0(y_i) (the
   j = i term, w(0, 0) e^{-c} = e^{-c}, is flat at delta = 0 and is subtracted from M). The
   gradient is that of the interpolant (the derivatives of the Lagrange weights, see
-  :mod:`embedlab.kernels.interpolation`), one power of h less accurate than the value, hence
-  p = 9 by default; in exchange one kernel and one charge grid are transformed, 3 FFTs per
-  call whatever d, 2 when the kernel's spectrum is kept from the call before (below;
-  sampling the d force kernels w alpha delta_k instead took 2 d + 3, and for the same error
-  at p = 8 ran 1.5-1.7x slower in 2-D, benchmarks/README.md).
+  :mod:`embedlab.kernels.interpolation`), one power of the node step less accurate than the
+  value, hence stencils of p = 6 nodes on 6 nodes per unit by default; in exchange one
+  kernel and one charge grid are transformed, 3 FFTs per call whatever d, 2 when the
+  kernel's spectrum is kept from the call before (below; sampling the d force kernels
+  w alpha delta_k instead took 2 d + 3, and for the same error ran 1.5-1.7x slower in 2-D,
+  benchmarks/README.md).
 
 SNEST's time (one column) is not put on the FFT grid: its kernel is a product,
 K_0 = exp(b - c) / (1 + a), with today's shift c = b_max = E_t^2
@@ -43,16 +44,18 @@ large E_t is.
 
 Space grid (:class:`FFTSettings`): along a space column k with extent E_k the kernels change on
 the scale 1 (1/(1 + a) and exp(-a) have O(1) derivatives); it gets G_k = max(min_grid_size,
-ceil(intervals_per_unit E_k)) boxes of p = ``n_interpolation_points`` nodes. Along a column
-with more than 20 boxes, the boxes have the fixed width h = 1 / intervals_per_unit, from the
-lowest point, and G_k is rounded up to a ladder (ceil(20 x 1.05^m), :func:`grid_boxes`): the
-node step and counts then stay the same from one epoch to the next while the map's extent
-changes by less than ~5 %, and the FFT of the sampled kernel is kept between calls (the last
-one, :func:`_kernel_spectrum`; the sampled kernels have the shift c = 0). Otherwise (a compact
-map's few boxes) the boxes fit the extent, h = E_k / G_k. Smaller boxes with fewer nodes do
-not pay: at equal error the node density p / h must be about the same (~9 per unit for a
-gradient error < 1e-3, p = 5-7 with 1.5-2 boxes per unit included), and the grid's cost
-follows the density (benchmarks/README.md). When the padded grid would exceed
+ceil(nodes_per_unit E_k)) cells between equispaced nodes, and each point interpolates on the
+p = ``n_interpolation_points`` nodes around it per dimension (a stencil centred on the point,
+:mod:`embedlab.kernels.interpolation`). Along a column with more than 20 cells, the cells have
+the fixed width Delta = 1 / nodes_per_unit, from the lowest point, and G_k is rounded up to a
+ladder (ceil(20 x 1.05^m), :func:`grid_cells`): the node step and counts then stay the same
+from one epoch to the next while the map's extent changes by less than ~5 %, and the FFT of
+the sampled kernel is kept between calls (the last one, :func:`_kernel_spectrum`; the sampled
+kernels have the shift c = 0). Otherwise (a compact map's few cells) the cells fit the extent,
+Delta = E_k / G_k. The defaults, p = 6 on 6 nodes per unit, are the cheapest of a sweep that
+keep the gradient error below 1e-3 for every kernel (6.6e-4 at worst, t-SNE R^2; FIt-SNE's
+boxes needed p = 9 on 9 nodes per unit for it: 2.2x the grid, 2.25x the nodes per point in
+2-D; benchmarks/README.md). When the padded grid would exceed
 ``max_grid_points`` (a map blown up far beyond the kernel's scale), or the approximate mass is
 not above 1e-200 (a safeguard: with one time column the pair realising b_max keeps
 M >= 1 / (1 + a) of that pair), the fields of that call are computed exactly
@@ -63,7 +66,7 @@ divergence.
 The approximation is absolute (relative to the largest sampled value, <= 1), and the j = i
 terms (n e^{-c}) are subtracted from the interpolated sums: M keeps its accuracy while the
 pair mass per point, M / n, is not far below 1 (SNE at radius 60 with n = 2000, M / n = 0.9:
-rep error 1.5e-5). A new output kernel needs its scale here (:func:`grid_boxes`) besides its
+rep error 1.5e-5). A new output kernel needs its scale here (:func:`grid_cells`) besides its
 branches in :mod:`embedlab.kernels.neighbour`.
 """
 
@@ -88,7 +91,7 @@ SAMPLE_PARALLEL_FROM = 2**20  # sampled kernel values: below this, one thread
 FALLBACKS = {"grid": 0, "mass": 0}  # calls computed exactly instead (too large a grid, tiny mass)
 MASS_FLOOR = 1e-200  # an approximate shifted mass below this: exact fields (and shift)
 TIME_RANK_TOL = 1e-7  # SNEST's time-factor matrix: singular values kept, relative to the largest
-LADDER_FROM = 20  # box counts above this are rounded up to ceil(20 x 1.05^m) (grid_boxes)
+LADDER_FROM = 20  # cell counts above this are rounded up to ceil(20 x 1.05^m) (grid_cells)
 LADDER_RATIO = 1.05
 _SPECTRUM: dict = {}  # the last kernel spectrum, by (kernel, node steps, node counts)
 
@@ -97,9 +100,9 @@ _SPECTRUM: dict = {}  # the last kernel spectrum, by (kernel, node steps, node c
 class FFTSettings:
     """Grid of the approximate repulsion (defaults: gradient error < 1e-3, benchmarks/README)."""
 
-    n_interpolation_points: int = 9  # p, nodes per box and dimension
-    intervals_per_unit: float = 1.0  # boxes per unit of extent x kernel rate
-    min_grid_size: int = 1  # boxes per dimension at least
+    n_interpolation_points: int = 6  # p, nodes of a point's stencil per dimension
+    nodes_per_unit: float = 6.0  # 1 / Delta, grid nodes per unit of extent (the kernels' scale)
+    min_grid_size: int = 1  # cells per dimension at least
     max_grid_points: int = 2**25  # padded grid points (~40 bytes each at the peak) beyond
     # which a call falls back to exact
     # SNEST's time: min_time_nodes + ceil(time_nodes_per_unit x E_t) Chebyshev nodes (value
@@ -110,7 +113,7 @@ class FFTSettings:
     def __post_init__(self) -> None:
         checks = {
             "n_interpolation_points": 1 <= self.n_interpolation_points <= 16,
-            "intervals_per_unit": self.intervals_per_unit > 0,
+            "nodes_per_unit": self.nodes_per_unit > 0,
             "min_grid_size": self.min_grid_size >= 1,
             "max_grid_points": self.max_grid_points >= 1,
             "time_nodes_per_unit": self.time_nodes_per_unit > 0,
@@ -155,34 +158,34 @@ def check_supported(kernel: int, n_space: int, n_time: int, rep_weights=None) ->
         )
 
 
-def _ladder(boxes: np.ndarray) -> np.ndarray:
-    """Each box count rounded up to the ladder 1, 2, .., LADDER_FROM, then
+def _ladder(cells: np.ndarray) -> np.ndarray:
+    """Each cell count rounded up to the ladder 1, 2, .., LADDER_FROM, then
     ceil(LADDER_FROM LADDER_RATIO^m): a map that grows by a few percent keeps its grid."""
-    out = boxes.copy()
-    big = boxes > LADDER_FROM
+    out = cells.copy()
+    big = cells > LADDER_FROM
     # the least m with LADDER_FROM LADDER_RATIO^m > G - 1, i.e. ceil(..) >= G
-    steps = np.floor(np.log((boxes[big] - 1) / LADDER_FROM) / math.log(LADDER_RATIO)) + 1
-    out[big] = np.maximum(boxes[big], np.ceil(LADDER_FROM * LADDER_RATIO**steps))
+    steps = np.floor(np.log((cells[big] - 1) / LADDER_FROM) / math.log(LADDER_RATIO)) + 1
+    out[big] = np.maximum(cells[big], np.ceil(LADDER_FROM * LADDER_RATIO**steps))
     return out
 
 
-def grid_boxes(Y: np.ndarray, settings: FFTSettings) -> np.ndarray:
+def grid_cells(Y: np.ndarray, settings: FFTSettings) -> np.ndarray:
     """G_k of the module docstring for the (finite) space columns ``Y``, rounded up to the
     ladder of :func:`_ladder`."""
     extent = Y.max(axis=0) - Y.min(axis=0)
-    wanted = np.ceil(settings.intervals_per_unit * extent)
+    wanted = np.ceil(settings.nodes_per_unit * extent)
     wanted = np.minimum(wanted, 2.0**40)  # keeps the int conversion of a blown-up map finite
     return _ladder(np.maximum(settings.min_grid_size, wanted).astype(np.int64))
 
 
-def box_widths(Y: np.ndarray, settings: FFTSettings, boxes: np.ndarray) -> np.ndarray:
-    """h_k: 1 / intervals_per_unit along a column with more than LADDER_FROM boxes (the same
+def cell_widths(Y: np.ndarray, settings: FFTSettings, cells: np.ndarray) -> np.ndarray:
+    """Delta_k: 1 / nodes_per_unit along a column with more than LADDER_FROM cells (the same
     node step every call, so the kernel's spectrum can be kept); otherwise E_k / G_k, the
-    boxes fitting the extent (a compact map's small grid: boxes up to ~2x narrower for a few
+    cells fitting the extent (a compact map's small grid: nodes up to ~2x denser for a few
     units of extent, cheap to recompute), 1 where all points coincide."""
     extent = Y.max(axis=0) - Y.min(axis=0)
-    fitted = np.where(extent > 0, extent / boxes, 1.0)
-    return np.where(boxes > LADDER_FROM, 1.0 / settings.intervals_per_unit, fitted)
+    fitted = np.where(extent > 0, extent / cells, 1.0)
+    return np.where(cells > LADDER_FROM, 1.0 / settings.nodes_per_unit, fitted)
 
 
 def time_nodes(t: np.ndarray, settings: FFTSettings) -> np.ndarray:
@@ -410,8 +413,8 @@ def _separable_time_sums(space: np.ndarray, t: np.ndarray, grid: interpolation.G
     charges = weights @ (Vt[:rank].T * sigma[:rank])
     left, left_slope = weights @ U[:, :rank], slopes @ U[:, :rank]
     spectrum = _kernel_spectrum(TSNE, grid)  # 1 / (1 + a)
-    block = max(1, settings.max_grid_points // interpolation.fft_points(grid.n_boxes,
-                                                                       grid.n_nodes_per_box))
+    block = max(1, settings.max_grid_points // interpolation.fft_points(grid.n_cells,
+                                                                       grid.stencil))
     psi = np.concatenate([
         interpolation.kernel_sums(space, grid, None, spectrum=spectrum,
                                   charges=charges[:, start : start + block])
@@ -446,13 +449,13 @@ def fft_pair_fields(
         return PairFields(math.nan, math.nan, math.nan, nan, nan.copy())
     shift = exact.log_weight_bound(kernel, Y, n_space)
     space = Y[:, :n_space] if kernel == SNEST else Y
-    boxes = grid_boxes(space, settings)
+    cells = grid_cells(space, settings)
     p = settings.n_interpolation_points
-    if interpolation.fft_points(boxes, p) > settings.max_grid_points:
+    if interpolation.fft_points(cells, p) > settings.max_grid_points:
         FALLBACKS["grid"] += 1
-        log.info("fft repulsion: grid %s x %d nodes too large, exact fields", boxes.tolist(), p)
+        log.info("fft repulsion: grid of %s cells too large, exact fields", cells.tolist())
         return exact.pair_fields(kernel, Y, n_space, P_parts)
-    grid = interpolation.make_grid(space, boxes, p, box_widths(space, settings, boxes))
+    grid = interpolation.make_grid(space, cells, p, cell_widths(space, settings, cells))
     if kernel == SNEST and n_space < d:
         phi = _separable_time_sums(space, Y[:, n_space], grid, shift, settings)
     else:

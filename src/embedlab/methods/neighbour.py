@@ -251,7 +251,7 @@ class _NeighbourEmbedding(BaseEstimator):
     def _fft_settings(self) -> neighbour_fft.FFTSettings:
         return neighbour_fft.FFTSettings(
             n_interpolation_points=self.n_interpolation_points,
-            intervals_per_unit=self.intervals_per_unit,
+            nodes_per_unit=self.nodes_per_unit,
             min_grid_size=self.min_grid_size,
             max_grid_points=FFT.max_grid_points,
         )
@@ -320,9 +320,9 @@ _COMMON_DOC = """
     repulsion : "exact" (default; the papers' tables) or "fft": the repulsion by grid
         interpolation + FFT (:mod:`embedlab.kernels.neighbour_fft`; at most 3 output dimensions,
         space + time, and one time dimension), the attraction still exact.
-    n_interpolation_points, intervals_per_unit, min_grid_size : the FFT grid (p nodes per box;
-        boxes per unit of extent x kernel rate; boxes per dimension at least); only with
-        repulsion="fft".
+    n_interpolation_points, nodes_per_unit, min_grid_size : the FFT grid (p nodes of a
+        point's stencil per dimension; grid nodes per unit of extent; cells per dimension at
+        least); only with repulsion="fft".
 
     Attributes
     ----------
@@ -358,7 +358,7 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         random_state=None,
         repulsion="exact",
         n_interpolation_points=FFT.n_interpolation_points,
-        intervals_per_unit=FFT.intervals_per_unit,
+        nodes_per_unit=FFT.nodes_per_unit,
         min_grid_size=FFT.min_grid_size,
     ):
         self.n_components = n_components
@@ -380,7 +380,7 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         self.random_state = random_state
         self.repulsion = repulsion
         self.n_interpolation_points = n_interpolation_points
-        self.intervals_per_unit = intervals_per_unit
+        self.nodes_per_unit = nodes_per_unit
         self.min_grid_size = min_grid_size
 
     def _dims(self) -> tuple[int, int]:
@@ -438,7 +438,7 @@ class SNEST(_NeighbourEmbedding):
         random_state=None,
         repulsion="exact",
         n_interpolation_points=FFT.n_interpolation_points,
-        intervals_per_unit=FFT.intervals_per_unit,
+        nodes_per_unit=FFT.nodes_per_unit,
         min_grid_size=FFT.min_grid_size,
     ):
         self.n_space = n_space
@@ -463,7 +463,7 @@ class SNEST(_NeighbourEmbedding):
         self.random_state = random_state
         self.repulsion = repulsion
         self.n_interpolation_points = n_interpolation_points
-        self.intervals_per_unit = intervals_per_unit
+        self.nodes_per_unit = nodes_per_unit
         self.min_grid_size = min_grid_size
 
     def _dims(self) -> tuple[int, int]:
