@@ -174,24 +174,27 @@ def _lagrange_weights_serial(Y, lower, width, n_cells, p):
 
 
 @njit(inline="always")
-def _node(first, weights, strides, i, digits):
-    """The node of point i's stencil with per-dimension node numbers ``digits``: (flat node
-    index, tensor weight)."""
+def _row(first, weights, strides, i, digits):
+    """The stencil row of point i at outer node numbers ``digits[:d-1]``: (flat index of its
+    first node, the outer weight prod_{k < d-1} L_{m_k}); the row's p nodes along the last
+    dimension follow contiguously (stride 1)."""
     d = first.shape[1]
-    index = 0
+    index = first[i, d - 1]
     weight = 1.0
-    for k in range(d - 1, -1, -1):
-        m = digits[k]
-        index += (first[i, k] + m) * strides[k]
-        weight *= weights[i, k, m]
+    for k in range(d - 1):
+        index += (first[i, k] + digits[k]) * strides[k]
+        weight *= weights[i, k, digits[k]]
     return index, weight
 
 
 @njit(inline="always")
-def _next_node(digits, p):
-    """The next of a stencil's p^d nodes, the last dimension fastest (an odometer: no integer
-    division, which was most of the time of spreading and gathering)."""
-    k = digits.shape[0] - 1
+def _next_row(digits, p):
+    """The next of a stencil's p^(d-1) rows, dimension d-2 fastest (an odometer over
+    ``digits[:d-1]``: no integer division, which was most of the time of spreading and
+    gathering)."""
+    k = digits.shape[0] - 2
+    if k < 0:
+        return
     digits[k] += 1
     while digits[k] == p and k > 0:
         digits[k] = 0
@@ -202,10 +205,10 @@ def _next_node(digits, p):
 @njit(inline="always")
 def _spread(first, weights, strides, p, n_first, size, charges, strips):
     """g_q(x) = sum_i W_i(x) c_iq for each of the r charge sets (charges: n x r; out: r x
-    size). The first dimension's ``n_first`` nodes are cut into ``strips`` ranges, a thread
-    each; a thread adds, in point order, the part of every stencil that falls in its range.
-    Every node's sum therefore runs in point order: the same bits for any number of strips or
-    threads."""
+    size), row by row of each stencil (the last dimension innermost, contiguous). The first
+    dimension's ``n_first`` nodes are cut into ``strips`` ranges, a thread each; a thread
+    adds, in point order, the part of every stencil that falls in its range. Every node's sum
+    therefore runs in point order: the same bits for any number of strips or threads."""
     n, d = first.shape
     r = charges.shape[1]
     grid = np.zeros((r, size))
@@ -216,13 +219,18 @@ def _spread(first, weights, strides, p, n_first, size, charges, strips):
         for i in range(n):
             if first[i, 0] >= high or first[i, 0] + p <= low:
                 continue
+            # 1-D: the strip cuts the row itself; otherwise whole rows are in or out
+            m_low = max(0, low - first[i, 0]) if d == 1 else 0
+            m_high = min(p, high - first[i, 0]) if d == 1 else p
             digits[:] = 0
-            for _ in range(p**d):
-                if low <= first[i, 0] + digits[0] < high:
-                    index, weight = _node(first, weights, strides, i, digits)
+            for _ in range(p ** (d - 1)):
+                if d == 1 or low <= first[i, 0] + digits[0] < high:
+                    index, outer = _row(first, weights, strides, i, digits)
                     for q in range(r):
-                        grid[q, index] += weight * charges[i, q]
-                _next_node(digits, p)
+                        charge = outer * charges[i, q]
+                        for m in range(m_low, m_high):
+                            grid[q, index + m] += weights[i, d - 1, m] * charge
+                _next_row(digits, p)
     return grid
 
 
@@ -239,24 +247,37 @@ def _spread_serial(first, weights, strides, p, n_first, size, charges):
 @njit(inline="always")
 def _gather(first, weights, slopes, strides, p, values):
     """phi_r(y_i) = sum_x W_i(x) f_r(x) and its gradient sum_x grad W_i(x) f_r(x) for every
-    point i and potential r (values: r x size; out: n x r x (1 + d), value then gradient)."""
+    point i and potential r (values: size x r; out: n x r x (1 + d), value then gradient),
+    row by row of each stencil: along a row (the last dimension, contiguous) the sums of
+    L_m f and L'_m f, then times the outer weight (value, last derivative) or the outer
+    weight with one factor replaced by its slope (the other derivatives)."""
     n, d = first.shape
-    r = values.shape[0]
+    r = values.shape[1]
+    last = d - 1
     out = np.zeros((n, r, 1 + d))
     for i in prange(n):
-        digits = np.zeros(d, dtype=np.int64)  # m_k of the node, per thread
-        for _ in range(p**d):
-            index, weight = _node(first, weights, strides, i, digits)
-            for q in range(r):
-                out[i, q, 0] += weight * values[q, index]
-            for k in range(d):  # d W / dy_k: the k-th factor replaced by its slope
-                partial = slopes[i, k, digits[k]]
-                for j in range(d):
-                    if j != k:
-                        partial *= weights[i, j, digits[j]]
+        digits = np.zeros(d, dtype=np.int64)  # m_k of the row, per thread
+        along = np.empty(r)
+        slope = np.empty(r)
+        for _ in range(p ** (d - 1)):
+            index, outer = _row(first, weights, strides, i, digits)
+            along[:] = 0.0
+            slope[:] = 0.0
+            for m in range(p):
                 for q in range(r):
-                    out[i, q, 1 + k] += partial * values[q, index]
-            _next_node(digits, p)
+                    value = values[index + m, q]
+                    along[q] += weights[i, last, m] * value
+                    slope[q] += slopes[i, last, m] * value
+            for q in range(r):
+                out[i, q, 0] += outer * along[q]
+                out[i, q, d] += outer * slope[q]
+                for k in range(last):  # d W / dy_k: the k-th outer factor by its slope
+                    partial = slopes[i, k, digits[k]]
+                    for j in range(last):
+                        if j != k:
+                            partial *= weights[i, j, digits[j]]
+                    out[i, q, 1 + k] += partial * along[q]
+            _next_row(digits, p)
     return out
 
 
@@ -370,6 +391,7 @@ def kernel_sums(
         raise ValueError(f"{spectrum.shape[0]} kernels and {grids.shape[0]} charge sets: one of "
                          "them must be 1")
     convolved = _inverse(spectrum * _forward(grids, length, workers), length, shape, workers)
-    values = np.ascontiguousarray(convolved.reshape(convolved.shape[0], -1))
+    # node-major (size x r): a stencil row's r potentials lie together in memory
+    values = np.ascontiguousarray(convolved.reshape(convolved.shape[0], -1).T)
     gather = _gather_parallel if parallel else _gather_serial
     return gather(first, weights, slopes, strides, p, values)
