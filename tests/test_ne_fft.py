@@ -174,6 +174,41 @@ def test_parallel_spread_and_odometer_give_the_serial_bits(d):
     np.testing.assert_allclose(serial, reference, rtol=1e-12, atol=1e-14)
 
 
+def test_single_precision_ffts_only_on_a_fixed_node_step():
+    """float32 FFTs on a wide map (every column > LADDER_FROM cells, node step 1 /
+    nodes_per_unit) move the t-SNE potential's gradient by far less than the interpolation
+    error; on a tiny map (an optimiser's start) the same rounding over the tiny node step
+    would swamp the field, so the grid there keeps float64."""
+
+    def gradient_errors(Y):
+        settings = F.FFTSettings()
+        cells = F.grid_cells(Y, settings)
+        grid = interpolation.make_grid(Y, cells, settings.n_interpolation_points,
+                                       F.cell_widths(Y, settings, cells))
+        diff = Y[:, None] - Y[None]
+        w = 1.0 / (1.0 + (diff**2).sum(-1))
+        direct = (-2.0 * w[:, :, None] ** 2 * diff).sum(1)
+        out = {}
+        for dtype in (np.float64, np.float32):
+            phi = interpolation.kernel_sums(Y, grid, F.sampled_kernel(K.TSNE), fft_dtype=dtype)
+            out[dtype] = np.linalg.norm(phi[:, 0, 1:] - direct) / np.linalg.norm(direct)
+        return F.fft_dtype(cells), out
+
+    wide = make_map("clustered", 2, 0, 30.0, seed=6)[:800]
+    chosen, wide_errors = gradient_errors(wide)
+    assert chosen is np.float32
+    assert wide_errors[np.float64] < GRAD_TOL
+    assert abs(wide_errors[np.float32] - wide_errors[np.float64]) < 0.01 * wide_errors[np.float64]
+    tiny = wide * 1e-4
+    chosen, tiny_errors = gradient_errors(tiny)
+    assert chosen is np.float64
+    assert tiny_errors[np.float64] < 1e-6 and tiny_errors[np.float32] > GRAD_TOL, tiny_errors
+    with pytest.raises(ValueError, match="dtype complex128 for FFTs in float32"):
+        grid = interpolation.make_grid(wide, [200, 200], 6)
+        spectrum = interpolation.kernel_spectrum(grid, F.sampled_kernel(K.TSNE))
+        interpolation.kernel_sums(wide, grid, None, spectrum=spectrum, fft_dtype=np.float32)
+
+
 def test_pruned_transforms_match_rfftn():
     """The axis-by-axis forward and inverse transforms of kernel_sums against scipy's full
     rfftn / irfftn on the same padded lengths, in 1-3 dimensions."""

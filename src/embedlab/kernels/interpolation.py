@@ -49,7 +49,14 @@ and each node sums its points in point order: deterministic, the same bits as on
 pass; the weights and the gathering are parallel over points from
 ``PARALLEL_FROM`` points, each writing only its own row, and scipy's FFT gives the
 same bits on any number of workers (checked on 1 and 2): the result does not depend on the
-thread count. Everything is float64.
+thread count. Everything is float64, but a caller may run the FFTs (the kernel's spectrum, the
+transforms of the spread grids and their inverse) in single precision (``fft_dtype``), about
+twice as fast. Their rounding, ~1e-7 of the largest potential, then enters the gradient
+through the interpolant's slopes, ~p / Delta: harmless on a grid of a fixed node step of the
+kernel's scale, where it stays orders of magnitude below the interpolation error, ruinous on
+a tiny map (an optimiser's first epochs), whose node step is tiny and whose field is tiny
+against its potential (:mod:`embedlab.kernels.neighbour_fft` decides). The spread sums and the
+gather are float64 always.
 
 The kernels are given as a function of the offsets (one 1-D array per dimension, in
 coordinate units), so the caller decides what is sampled (the neighbour
@@ -304,17 +311,20 @@ def circular_offsets(grid: Grid) -> list[np.ndarray]:
 
 
 def kernel_spectrum(
-    grid: Grid, kernels: Callable[[list[np.ndarray]], np.ndarray], workers: int = -1
+    grid: Grid, kernels: Callable[[list[np.ndarray]], np.ndarray], workers: int = -1,
+    fft_dtype=np.float64,
 ) -> np.ndarray:
     """rfftn over the padded grid of the r kernels sampled at :func:`circular_offsets`
-    (r x L_1 x .. x L_{d-1} x (L_d // 2 + 1), complex): depends on the grid only through its
+    (r x L_1 x .. x L_{d-1} x (L_d // 2 + 1), complex, in ``fft_dtype``'s precision): depends
+    on the grid only through its
     node steps Delta_k and node counts N_k, so a caller may keep it for later calls on a grid
     with the same ones (:func:`kernel_sums`' ``spectrum``)."""
     sampled = kernels(circular_offsets(grid))
     length = grid.fft_shape
     if sampled.shape[1:] != length:
         raise ValueError(f"kernels gave shape {sampled.shape[1:]}, expected {length}")
-    return scipy.fft.rfftn(sampled, axes=tuple(range(1, len(length) + 1)), workers=workers)
+    return scipy.fft.rfftn(sampled.astype(fft_dtype), axes=tuple(range(1, len(length) + 1)),
+                           workers=workers)
 
 
 def _forward(charges: np.ndarray, length: tuple[int, ...], workers: int) -> np.ndarray:
@@ -350,6 +360,7 @@ def kernel_sums(
     workers: int = -1,
     spectrum: np.ndarray | None = None,
     charges: np.ndarray | None = None,
+    fft_dtype=np.float64,
 ) -> np.ndarray:
     """phi_r(y_i) = sum_j K_r(y_i - y_j) (j = i included) and its gradient in y_i, by
     interpolation on ``grid``: n x r x (1 + d), [:, r, 0] the value, [:, r, 1 + k] the
@@ -363,7 +374,8 @@ def kernel_sums(
     :func:`circular_offsets` (one 1-D array per dimension, NaN where unused): an
     r x L_1 x .. x L_d array, which must hold 0 (or any finite value) where an offset is NaN.
     ``spectrum``, when given, is :func:`kernel_spectrum` of these kernels on a grid with the
-    same node steps and counts (``kernels`` is then not called).
+    same node steps and counts (``kernels`` is then not called), in the precision of
+    ``fft_dtype`` (float64 or float32, the transforms' precision: module docstring).
     """
     Y = np.ascontiguousarray(Y, dtype=np.float64)
     d = Y.shape[1]
@@ -383,15 +395,19 @@ def kernel_sums(
     grids = grids.reshape(charges.shape[1], *shape)
     length = grid.fft_shape
     if spectrum is None:
-        spectrum = kernel_spectrum(grid, kernels, workers)
+        spectrum = kernel_spectrum(grid, kernels, workers, fft_dtype)
     expected = (*length[:-1], length[-1] // 2 + 1)
     if spectrum.shape[1:] != expected:
         raise ValueError(f"kernel spectrum of shape {spectrum.shape[1:]}, expected {expected}")
+    if spectrum.real.dtype != np.dtype(fft_dtype):
+        raise ValueError(f"kernel spectrum of dtype {spectrum.dtype} for FFTs in "
+                         f"{np.dtype(fft_dtype)}")
     if spectrum.shape[0] > 1 and grids.shape[0] > 1:
         raise ValueError(f"{spectrum.shape[0]} kernels and {grids.shape[0]} charge sets: one of "
                          "them must be 1")
-    convolved = _inverse(spectrum * _forward(grids, length, workers), length, shape, workers)
+    transformed = _forward(grids.astype(fft_dtype), length, workers)
+    convolved = _inverse(spectrum * transformed, length, shape, workers)
     # node-major (size x r): a stencil row's r potentials lie together in memory
-    values = np.ascontiguousarray(convolved.reshape(convolved.shape[0], -1).T)
+    values = np.ascontiguousarray(convolved.reshape(convolved.shape[0], -1).T, dtype=np.float64)
     gather = _gather_parallel if parallel else _gather_serial
     return gather(first, weights, slopes, strides, p, values)

@@ -379,15 +379,25 @@ def _attraction_serial(kernel, Y, n_space, indptr, indices, pvals):
     return _attraction(kernel, Y, n_space, indptr, indices, pvals)
 
 
-def _kernel_spectrum(kernel: int, grid: interpolation.Grid):
+def fft_dtype(cells: np.ndarray):
+    """The FFTs' precision (:mod:`embedlab.kernels.interpolation`): float32 when every space
+    column has more than LADDER_FROM cells, i.e. the fixed node step 1 / nodes_per_unit (the
+    rounding then ~1e-7 x p / Delta of the largest potential, far below the interpolation
+    error: the measured errors of every kernel are the same to 2-3 digits), else float64 (a
+    compact map's grid, small and cheap; on a map far smaller than the kernel's scale, such as
+    an optimiser's start, float32 rounding over the tiny node step would swamp the field)."""
+    return np.float32 if (np.asarray(cells) > LADDER_FROM).all() else np.float64
+
+
+def _kernel_spectrum(kernel: int, grid: interpolation.Grid, dtype):
     """The FFT of the kernel sampled on ``grid`` (:func:`sampled_kernel`), kept (one, the last)
     for the next call with the same kernel, node steps and node counts: an optimiser's epochs
     on a map that changes little (a fixed step, box counts on a ladder) reuse it, which saves
     sampling the kernel and one of the three FFTs. The same bits either way."""
-    key = (kernel, tuple(grid.node_step.tolist()), grid.n_nodes)
+    key = (kernel, tuple(grid.node_step.tolist()), grid.n_nodes, np.dtype(dtype).name)
     cached = _SPECTRUM.get(key)
     if cached is None:
-        cached = interpolation.kernel_spectrum(grid, sampled_kernel(kernel))
+        cached = interpolation.kernel_spectrum(grid, sampled_kernel(kernel), fft_dtype=dtype)
         _SPECTRUM.clear()
         _SPECTRUM[key] = cached
     return cached
@@ -412,12 +422,13 @@ def _separable_time_sums(space: np.ndarray, t: np.ndarray, grid: interpolation.G
     rank = max(1, int(np.count_nonzero(sigma > TIME_RANK_TOL * sigma[0])))
     charges = weights @ (Vt[:rank].T * sigma[:rank])
     left, left_slope = weights @ U[:, :rank], slopes @ U[:, :rank]
-    spectrum = _kernel_spectrum(TSNE, grid)  # 1 / (1 + a)
+    dtype = fft_dtype(grid.n_cells)
+    spectrum = _kernel_spectrum(TSNE, grid, dtype)  # 1 / (1 + a)
     block = max(1, settings.max_grid_points // interpolation.fft_points(grid.n_cells,
                                                                        grid.stencil))
     psi = np.concatenate([
         interpolation.kernel_sums(space, grid, None, spectrum=spectrum,
-                                  charges=charges[:, start : start + block])
+                                  charges=charges[:, start : start + block], fft_dtype=dtype)
         for start in range(0, rank, block)
     ], axis=1)  # n x r x (1 + d_s)
     out = np.empty((t.shape[0], space.shape[1] + 2))
@@ -460,8 +471,10 @@ def fft_pair_fields(
         phi = _separable_time_sums(space, Y[:, n_space], grid, shift, settings)
     else:
         # every column is space: the shift is 0 and the kernel w(a, 0)
-        spectrum = _kernel_spectrum(kernel, grid)
-        phi = interpolation.kernel_sums(Y, grid, None, spectrum=spectrum)[:, 0, :]
+        dtype = fft_dtype(cells)
+        spectrum = _kernel_spectrum(kernel, grid, dtype)
+        phi = interpolation.kernel_sums(Y, grid, None, spectrum=spectrum,
+                                        fft_dtype=dtype)[:, 0, :]
     mass = float(phi[:, 0].sum() - n * math.exp(-shift))
     if not mass > MASS_FLOOR:
         FALLBACKS["mass"] += 1
