@@ -117,6 +117,21 @@ def fft_points(n_cells, stencil: int) -> int:
     return math.prod(2 * nodes_along(int(g), stencil) - 1 for g in n_cells)
 
 
+@njit(cache=True)
+def column_bounds(Y):
+    """(lowest, highest) value of each column of ``Y`` (n x d, finite), in one pass over the
+    rows (numpy's Y.min(axis=0) on a C-ordered n x 2 array ran ~1 ms at n = 70,000, 20x
+    this; a t-SNE epoch took eight of them)."""
+    n, d = Y.shape
+    lower = np.full(d, np.inf)
+    upper = np.full(d, -np.inf)
+    for i in range(n):
+        for k in range(d):
+            lower[k] = min(lower[k], Y[i, k])
+            upper[k] = max(upper[k], Y[i, k])
+    return lower, upper
+
+
 def make_grid(Y: np.ndarray, n_cells, stencil: int, cell_width=None) -> Grid:
     """The grid from the lowest point of ``Y`` (n x d, finite) with ``n_cells[k]`` cells along
     k, of width ``cell_width[k]`` (G_k Delta_k must cover the points' extent E_k) or, by
@@ -124,8 +139,8 @@ def make_grid(Y: np.ndarray, n_cells, stencil: int, cell_width=None) -> Grid:
     by default (any width is exact there)."""
     if stencil < 1:
         raise ValueError(f"a stencil needs at least 1 node, got {stencil}")
-    lower = Y.min(axis=0)
-    extent = Y.max(axis=0) - lower
+    lower, upper = column_bounds(np.ascontiguousarray(Y, dtype=np.float64))
+    extent = upper - lower
     n_cells = np.asarray(n_cells, dtype=np.int64)
     if cell_width is None:
         width = np.where(extent > 0, extent / n_cells, 1.0)

@@ -172,8 +172,8 @@ def _ladder(cells: np.ndarray) -> np.ndarray:
 def grid_cells(Y: np.ndarray, settings: FFTSettings) -> np.ndarray:
     """G_k of the module docstring for the (finite) space columns ``Y``, rounded up to the
     ladder of :func:`_ladder`."""
-    extent = Y.max(axis=0) - Y.min(axis=0)
-    wanted = np.ceil(settings.nodes_per_unit * extent)
+    lower, upper = interpolation.column_bounds(np.ascontiguousarray(Y, dtype=np.float64))
+    wanted = np.ceil(settings.nodes_per_unit * (upper - lower))
     wanted = np.minimum(wanted, 2.0**40)  # keeps the int conversion of a blown-up map finite
     return _ladder(np.maximum(settings.min_grid_size, wanted).astype(np.int64))
 
@@ -183,7 +183,8 @@ def cell_widths(Y: np.ndarray, settings: FFTSettings, cells: np.ndarray) -> np.n
     node step every call, so the kernel's spectrum can be kept); otherwise E_k / G_k, the
     cells fitting the extent (a compact map's small grid: nodes up to ~2x denser for a few
     units of extent, cheap to recompute), 1 where all points coincide."""
-    extent = Y.max(axis=0) - Y.min(axis=0)
+    lower, upper = interpolation.column_bounds(np.ascontiguousarray(Y, dtype=np.float64))
+    extent = upper - lower
     fitted = np.where(extent > 0, extent / cells, 1.0)
     return np.where(cells > LADDER_FROM, 1.0 / settings.nodes_per_unit, fitted)
 
@@ -306,38 +307,71 @@ def _log_weight_simd(kernel, a, b):
     return b - fast_log1p64(a)
 
 
+@njit(inline="always")
+def _column_weight(k, n_space, pa, pb):
+    """The factor of column k's difference in its force: p alpha (space), p beta (time)."""
+    return pa if k < n_space else pb
+
+
 @njit(inline="always", fastmath=exact.FASTMATH)
 def _attraction_row(kernel, i, Y, n_space, indptr, indices, pvals, att, dist):
     """The exact kernel's attraction row (:func:`embedlab.kernels.neighbour._attraction_row`:
-    A_i added to ``att[i]``, the same bits) with its cost sum_j p_ij (-log w_ij) taken in a
+    A_i written to ``att[i]``, the same bits) with its cost sum_j p_ij (-log w_ij) taken in a
     second loop over the squared distances kept in ``dist`` (2 x at least the row's
-    non-zeros), with :func:`_log_weight_simd`: that loop has no
-    gather, so it vectorises (libm's scalar log1p was ~80 % of the row's time at n = 70,000),
-    and it sums in a fixed order. The
-    cost agrees with the exact kernel's to a few ulp. (The exact kernel keeps its own loop:
-    any change to it moves the last bits of the Table 1 runs.)"""
+    non-zeros), with :func:`_log_weight_simd`: that loop has no gather, so it vectorises
+    (libm's scalar log1p was ~80 % of the row's time at n = 70,000), and it sums in a fixed
+    order. The cost agrees with the exact kernel's to a few ulp. The row's point and forces
+    (d <= 3 columns) are held in scalars: accumulated in ``att[i]``, which LLVM must assume
+    may alias ``Y``, they were stored and loaded again at every non-zero, a chain through
+    memory that set the loop's pace. (The exact kernel keeps its own loop: any change to it
+    moves the last bits of the Table 1 runs.)"""
     d = Y.shape[1]
     start = indptr[i]
     m = indptr[i + 1] - start
+    has_time = exact.kernel_has_time(kernel)
+    y0 = Y[i, 0]
+    y1 = Y[i, 1] if d > 1 else 0.0
+    y2 = Y[i, 2] if d > 2 else 0.0
+    f0 = 0.0
+    f1 = 0.0
+    f2 = 0.0
     for q in range(m):
         j = indices[start + q]
         p = pvals[start + q]
-        a = 0.0
+        e0 = y0 - Y[j, 0]
+        e1 = y1 - Y[j, 1] if d > 1 else 0.0
+        e2 = y2 - Y[j, 2] if d > 2 else 0.0
+        a = 0.0  # the squared space and time distances, column by column
         b = 0.0
-        for k in range(n_space):
-            a += (Y[i, k] - Y[j, k]) ** 2
-        if exact.kernel_has_time(kernel):
-            for k in range(n_space, d):
-                b += (Y[i, k] - Y[j, k]) ** 2
+        if n_space > 0:
+            a += e0**2
+        elif has_time:
+            b += e0**2
+        if d > 1:
+            if n_space > 1:
+                a += e1**2
+            elif has_time:
+                b += e1**2
+        if d > 2:
+            if n_space > 2:
+                a += e2**2
+            elif has_time:
+                b += e2**2
         dist[0, q] = a
         dist[1, q] = b
         pa = p * exact.neg_dlog_weight_da(kernel, a, b)
         pb = p * exact.neg_dlog_weight_db(kernel, a, b)
-        for k in range(n_space):
-            att[i, k] += pa * (Y[i, k] - Y[j, k])
-        if exact.kernel_has_time(kernel):
-            for k in range(n_space, d):
-                att[i, k] += pb * (Y[i, k] - Y[j, k])
+        if n_space > 0 or has_time:
+            f0 += _column_weight(0, n_space, pa, pb) * e0
+        if d > 1 and (n_space > 1 or has_time):
+            f1 += _column_weight(1, n_space, pa, pb) * e1
+        if d > 2 and (n_space > 2 or has_time):
+            f2 += _column_weight(2, n_space, pa, pb) * e2
+    att[i, 0] = f0
+    if d > 1:
+        att[i, 1] = f1
+    if d > 2:
+        att[i, 2] = f2
     terms = dist[0, :m]
     p_row = pvals[start : start + m]
     for q in range(m):
