@@ -31,12 +31,12 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numba  # noqa: E402
+import pandas as pd  # noqa: E402
 
 from embedlab import registry  # noqa: E402
 from embedlab.datasets import build_dataset  # noqa: E402
 from embedlab.experiments import scale  # noqa: E402
 from embedlab.knn_affinities import knn_affinities  # noqa: E402
-from embedlab.methods.neighbour import TSNE  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 MIRROR = Path(os.environ.get("EMBEDLAB_MIRROR", REPO.parent / "shared" / "datasets"))
@@ -48,16 +48,6 @@ def digits(n: int, seed: int):
     spec = registry.dataset_spec(reg, "mnist_70000", {"n_digits": n, "seed": seed})
     art = build_dataset("mnist_70000", spec, MIRROR)
     return art.arrays["X"], art.arrays["labels"]
-
-
-def tsne3(P, Z, settings: scale.Settings, threads: int) -> scale.Fit:
-    """Our t-SNE R^3 with the t-SNE schedule (the rival of SNEST R^{2,1} in the SNEST paper)."""
-    s = settings.schedule(P.shape[0])
-    started = time.perf_counter()
-    est = TSNE(3, random_state=settings.seed, repulsion=settings.repulsion,
-               **scale.estimator_kw(s)).fit(P)
-    return scale.Fit(est.embedding_, time.perf_counter() - started, est.n_iter_,
-                     est.cost_trace_, 0)
 
 
 METHODS = ("tsne", "opentsne", "snest", "tsne3")
@@ -91,47 +81,26 @@ def main() -> None:
         snest_exaggeration_epochs=100, ee_lam_n=0.01, repulsion="fft", seed=args.seed,
         log_every=0,
     )  # fmt: skip
-    fits = {
-        "tsne": lambda: scale.embed("tsne", aff.P, aff.Z, settings, args.threads),
-        "opentsne": lambda: scale.embed("opentsne", aff.P, aff.Z, settings, args.threads),
-        "snest": lambda: scale.embed(
-            "snest", aff.P, aff.Z,
-            dataclasses.replace(settings, repulsion=args.snest_repulsion), args.threads,
-        ),  # fmt: skip
-        "tsne3": lambda: tsne3(
-            aff.P, aff.Z, dataclasses.replace(settings, repulsion=args.tsne3_repulsion),
-            args.threads,
-        ),  # fmt: skip
+    repulsion = {"snest": args.snest_repulsion, "tsne3": args.tsne3_repulsion}
+    runs = {
+        method: scale.embed(
+            method, aff.P, aff.Z,
+            dataclasses.replace(settings, repulsion=repulsion.get(method, "fft")), args.threads,
+        )  # fmt: skip
+        for method in METHODS
+        if method in args.methods
     }
-    if "tsne3" in args.methods:
-        tsne3(aff.P, aff.Z, dataclasses.replace(settings, max_iter=5), args.threads)  # warm-up
-    runs = {method: fits[method]() for method in METHODS if method in args.methods}
-    kl = {}
+    rows = []
     print(f"{'method':<10} {'wall s':>8} {'epochs':>6} {'exact KL':>9} {'1-NN err':>8}  repulsion")
     for method, fit in runs.items():
-        measured = scale.measure(aff.P, aff.neighbours, labels,
-                                 "tsne" if method == "tsne3" else method, fit.embedding)
-        if method == "tsne3":
-            note = args.tsne3_repulsion
-        else:
-            repulsion = args.snest_repulsion if method == "snest" else "fft"
-            note = scale.repulsion_note(method, repulsion, fit.exact_calls, fit.epochs)
-        kl[method] = measured["exact_kl"]
-        print(f"{method:<10} {fit.seconds:8.1f} {fit.epochs:6d} {kl[method]:9.4f} "
+        measured = scale.measure(aff.P, aff.neighbours, labels, method, fit.embedding)
+        note = scale.repulsion_note(method, repulsion.get(method, "fft"), fit.exact_calls,
+                                    fit.epochs)
+        rows.append({"method": method, "wall_s": fit.seconds, "exact_kl": measured["exact_kl"]})
+        print(f"{method:<10} {fit.seconds:8.1f} {fit.epochs:6d} {measured['exact_kl']:9.4f} "
               f"{measured['nn1_error']:8.3f}  {note}")
-    if {"tsne", "opentsne"} <= runs.keys():
-        time_ratio = runs["tsne"].seconds / runs["opentsne"].seconds
-        kl_ratio = kl["tsne"] / kl["opentsne"]
-        print(f"t-SNE / openTSNE: wall time x{time_ratio:.2f} (target <= 1: "
-              f"{'met' if time_ratio <= 1 else 'not met'}), exact KL x{kl_ratio:.4f} "
-              f"({scale.direction(kl_ratio)}; target within 1 %: "
-              f"{'met' if abs(kl_ratio - 1) <= 0.01 else 'not met'})")
-    if {"tsne", "snest", "tsne3"} <= runs.keys():
-        snest_ratio = runs["snest"].seconds / runs["tsne"].seconds
-        print(f"SNEST R^{{2,1}} / t-SNE R^2: wall time x{snest_ratio:.2f} (target <= 2: "
-              f"{'met' if snest_ratio <= 2 else 'not met'}); exact KL {kl['snest']:.4f} vs "
-              f"t-SNE R^3 {kl['tsne3']:.4f} (target lower: "
-              f"{'met' if kl['snest'] < kl['tsne3'] else 'not met'})")
+    for line in scale.targets(pd.DataFrame(rows)):
+        print(line)
 
 
 if __name__ == "__main__":

@@ -87,8 +87,8 @@ def test_every_method_embeds_the_shared_p(toy, method):
         pytest.importorskip("openTSNE")
     _, aff, labels = toy
     fit = scale.embed(method, aff.P, aff.Z, settings(), threads=1)
-    n_time = scale.KERNELS[method][1]
-    assert fit.embedding.shape == (400, 2 + n_time) and np.isfinite(fit.embedding).all()
+    columns = 3 if method == "tsne3" else 2 + scale.KERNELS[method][1]
+    assert fit.embedding.shape == (400, columns) and np.isfinite(fit.embedding).all()
     assert fit.epochs == 60 and fit.seconds > 0
     row = scale.measure(aff.P, aff.neighbours, labels, method, fit.embedding)
     assert np.isfinite(row["exact_kl"]) and row["kl_kernel"] == scale.KERNELS[method][0]
@@ -138,11 +138,19 @@ def test_knn_preservation():
 def test_targets_read_the_ratios():
     df = pd.DataFrame({"method": ["tsne", "snest", "opentsne"], "wall_s": [10.0, 30.0, 12.0],
                        "exact_kl": [2.0, 1.9, 2.05]})
-    tsne, snest = scale.targets(df)
+    tsne, snest, rival = scale.targets(df)
     assert "x0.83 (target <= 1: met)" in tsne
     assert "x0.9756 (2.4 % lower; target within 1 %: not met)" in tsne
     assert "x3.00 (target <= 2: not met)" in snest
+    assert "t-SNE R^3: not run" in rival
     assert scale.targets(df[df["method"] == "tsne"]) == []
+    with_rival = pd.concat([df, pd.DataFrame({"method": ["tsne3"], "wall_s": [99.0],
+                                              "exact_kl": [1.95]})])
+    assert "x0.9744 (2.6 % lower; the SNEST paper's claim, lower: holds)" in \
+        scale.targets(with_rival)[2]
+    with_rival.loc[with_rival["method"] == "tsne3", "exact_kl"] = 1.8
+    assert "(5.6 % higher; the SNEST paper's claim, lower: does not hold)" in \
+        scale.targets(with_rival)[2]
 
 
 def test_cli_affinities_embed_table_figure(toy, tmp_path):
