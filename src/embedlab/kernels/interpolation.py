@@ -120,8 +120,8 @@ def fft_points(n_cells, stencil: int) -> int:
 @njit(cache=True)
 def column_bounds(Y):
     """(lowest, highest) value of each column of ``Y`` (n x d, finite), in one pass over the
-    rows (numpy's Y.min(axis=0) on a C-ordered n x 2 array ran ~1 ms at n = 70,000, 20x
-    this; a t-SNE epoch took eight of them)."""
+    rows: numpy's Y.min(axis=0) and Y.max(axis=0) on a C-ordered 70,000 x 2 array took ~17x
+    as long (4.0 against 0.23 ms, one measurement), and a t-SNE epoch made eight such calls."""
     n, d = Y.shape
     lower = np.full(d, np.inf)
     upper = np.full(d, -np.inf)
