@@ -209,6 +209,15 @@ def test_single_precision_ffts_only_on_a_fixed_node_step():
         interpolation.kernel_sums(wide, grid, None, spectrum=spectrum, fft_dtype=np.float32)
 
 
+def test_column_bounds_match_numpy_and_refuse_no_points():
+    Y = np.random.default_rng(4).normal(size=(500, 3))
+    lower, upper = interpolation.column_bounds(Y)
+    np.testing.assert_array_equal(lower, Y.min(axis=0))
+    np.testing.assert_array_equal(upper, Y.max(axis=0))
+    with pytest.raises(ValueError, match="no points"):
+        interpolation.make_grid(np.empty((0, 2)), [4, 4], 6)
+
+
 def test_pruned_transforms_match_rfftn():
     """The axis-by-axis forward and inverse transforms of kernel_sums against scipy's full
     rfftn / irfftn on the same padded lengths, in 1-3 dimensions."""
