@@ -283,8 +283,15 @@ def _gather(first, weights, slopes, strides, p, values):
         digits = np.zeros(d, dtype=np.int64)  # m_k of the row, per thread
         along = np.empty(r)
         slope = np.empty(r)
+        partials = np.empty(max(last, 1))
         for _ in range(p ** (d - 1)):
             index, outer = _row(first, weights, strides, i, digits)
+            for k in range(last):  # d W / dy_k: the k-th outer factor by its slope
+                partial = slopes[i, k, digits[k]]
+                for j in range(last):
+                    if j != k:
+                        partial *= weights[i, j, digits[j]]
+                partials[k] = partial
             along[:] = 0.0
             slope[:] = 0.0
             for m in range(p):
@@ -295,12 +302,8 @@ def _gather(first, weights, slopes, strides, p, values):
             for q in range(r):
                 out[i, q, 0] += outer * along[q]
                 out[i, q, d] += outer * slope[q]
-                for k in range(last):  # d W / dy_k: the k-th outer factor by its slope
-                    partial = slopes[i, k, digits[k]]
-                    for j in range(last):
-                        if j != k:
-                            partial *= weights[i, j, digits[j]]
-                    out[i, q, 1 + k] += partial * along[q]
+                for k in range(last):
+                    out[i, q, 1 + k] += partials[k] * along[q]
             _next_row(digits, p)
     return out
 

@@ -493,7 +493,9 @@ def fft_pair_fields(
         nan = np.full((n, d), np.nan)
         return PairFields(math.nan, math.nan, math.nan, nan, nan.copy())
     shift = exact.log_weight_bound(kernel, Y, n_space)
-    space = Y[:, :n_space] if kernel == SNEST else Y
+    # SNEST's space columns copied once (grid_cells, cell_widths, make_grid and every block
+    # of kernel_sums read them)
+    space = np.ascontiguousarray(Y[:, :n_space]) if kernel == SNEST else Y
     cells = grid_cells(space, settings)
     p = settings.n_interpolation_points
     if interpolation.fft_points(cells, p) > settings.max_grid_points:
