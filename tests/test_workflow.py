@@ -187,9 +187,17 @@ def test_per_dataset_grid_overrides_only_its_dataset():
     assert grids["grqc"] != grids["school"]
 
 
+def _folds(folds_used: dict, dataset: str, method: str, n_folds: int) -> int:
+    """Folds of (dataset, method) under a folds_used section: a number per dataset or per
+    method, else all."""
+    limit = folds_used.get(dataset, n_folds)
+    return limit.get(method, n_folds) if isinstance(limit, dict) else limit
+
+
 def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path):
-    """tste.folds_used limits the configured (dataset, method) jobs only; the default config
-    evaluates every fold everywhere."""
+    """tste.folds_used limits the configured (dataset, method) jobs only: the default config
+    evaluates the first 5 MNIST folds (every method) and every music fold, a per-method entry
+    replaces the dataset's number, and config/paper.yaml restores all 10 folds."""
     targets = [f"results/metrics/tste/{d}/STE-K.csv" for d in ("mnist_triplets_1k", "music")]
 
     def commands(*extra):
@@ -202,7 +210,11 @@ def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path):
         }
 
     default = commands()
-    assert not any("--folds-used" in c for cs in default.values() for c in cs)
+    assert len(default["mnist_triplets_1k"]) == 1 and len(default["music"]) == 1
+    assert "--folds-used 5" in default["mnist_triplets_1k"][0]
+    assert "--folds-used" not in default["music"][0]
+    paper = commands("--configfile", "config/config.yaml", "config/paper.yaml")
+    assert "--folds-used 10" in paper["mnist_triplets_1k"][0]
     override = tmp_path / "folds.yaml"
     override.write_text(
         yaml.safe_dump({"tste": {"folds_used": {"mnist_triplets_1k": {"STE-K": 3}}}})
@@ -244,7 +256,7 @@ def test_tste_runs_both_protocols(configfile):
     n_folds = authors.get("n_folds", 10)
     folds_used = authors.get("folds_used", {})
     assert len(parts) == sum(
-        1 + folds_used.get(d, {}).get(m, n_folds)
+        1 + _folds(folds_used, d, m, n_folds)
         for d in authors["datasets"]
         for m in authors.get("methods_by_dataset", {}).get(d, authors["methods"])
     )
@@ -265,25 +277,38 @@ def test_tste_runs_both_protocols(configfile):
 
 
 def test_authors_folds_used_reaches_only_its_dataset_and_method(tmp_path):
-    override = tmp_path / "folds.yaml"
-    folds = {"mnist_triplets_1k_authors": {"STE-K": 2}}
-    override.write_text(yaml.safe_dump({"tste": {"authors_code": {"folds_used": folds}}}))
+    """The authors' protocol: the default evaluates the first 5 MNIST folds of every method;
+    a per-method entry replaces the dataset's number (the other methods get all folds)."""
     targets = [
         f"results/metrics/tste_authors/{d}/{m}.csv"
         for d in ("mnist_triplets_1k_authors", "music")
         for m in ("STE-K", "STE-X")
     ]
-    proc = snakemake(
-        *targets, "--dry-run", "--nolock", "--forceall", "--printshellcmds",
-        "--configfile", "config/config.yaml", str(override),
-    )  # fmt: skip
-    parts = [line for line in proc.stdout.splitlines() if "tste-authors-part" in line]
-    per_job = {}
-    for c in parts:
-        key = (re.search(r"datasets/(\S+) ", c).group(1), re.search(r"--method (\S+)", c).group(1))
-        per_job[key] = per_job.get(key, 0) + 1
+
+    def parts_per_job(*configfiles):
+        proc = snakemake(
+            *targets, "--dry-run", "--nolock", "--forceall", "--printshellcmds",
+            "--configfile", "config/config.yaml", *configfiles,
+        )  # fmt: skip
+        parts = [line for line in proc.stdout.splitlines() if "tste-authors-part" in line]
+        per_job = {}
+        for c in parts:
+            dataset = re.search(r"datasets/(\S+) ", c).group(1)
+            key = (dataset, re.search(r"--method (\S+)", c).group(1))
+            per_job[key] = per_job.get(key, 0) + 1
+        return per_job
+
     n_folds = 10
-    assert per_job == {
+    assert parts_per_job() == {
+        ("mnist_triplets_1k_authors", "STE-K"): 1 + 5,
+        ("mnist_triplets_1k_authors", "STE-X"): 1 + 5,
+        ("music", "STE-K"): 1 + n_folds,
+        ("music", "STE-X"): 1 + n_folds,
+    }
+    override = tmp_path / "folds.yaml"
+    folds = {"mnist_triplets_1k_authors": {"STE-K": 2}}
+    override.write_text(yaml.safe_dump({"tste": {"authors_code": {"folds_used": folds}}}))
+    assert parts_per_job(str(override)) == {
         ("mnist_triplets_1k_authors", "STE-K"): 1 + 2,  # the 1-NN part and two folds
         ("mnist_triplets_1k_authors", "STE-X"): 1 + n_folds,
         ("music", "STE-K"): 1 + n_folds,
@@ -305,6 +330,7 @@ def test_authors_folds_used_reaches_only_its_dataset_and_method(tmp_path):
         ({"dataz": {}}, "dataz"),
         ({"datasets": {"build": ["no_such_dataset"]}}, "no_such_dataset"),
         ({"tste": {"folds_used": {"music": {"PCA-K": 1}}}}, "PCA-K"),
+        ({"tste": {"folds_used": {"music": 11}}}, "folds_used of music"),
     ],
 )
 def test_malformed_config_is_rejected_naming_the_field(tmp_path, bad, expected):

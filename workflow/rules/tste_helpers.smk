@@ -81,11 +81,22 @@ def tste_authors_nn_training(wc):
     )
 
 
+def tste_folds_used(section, dataset, method):
+    """The folds_used entry of (dataset, method) in a protocol's section: the dataset's
+    number for every method, or its method's entry; None = every fold."""
+    limit = section["folds_used"].get(dataset)
+    n = limit.get(method) if isinstance(limit, dict) else limit
+    if n is not None and n > section["n_folds"]:
+        raise ValueError(
+            f"tste folds_used of {dataset} / {method} is {n}, more than n_folds = "
+            f"{section['n_folds']}"
+        )
+    return n
+
+
 def tste_authors_parts(wc):
     """The part files of (dataset, method): the 1-NN fits and every fold used."""
-    folds_used = TSTE_AUTHORS["folds_used"]
-    limits = folds_used[wc.dataset] if wc.dataset in folds_used else {}
-    n = limits[wc.method] if wc.method in limits else TSTE_AUTHORS["n_folds"]
+    n = tste_folds_used(TSTE_AUTHORS, wc.dataset, wc.method) or TSTE_AUTHORS["n_folds"]
     return [
         f"results/metrics/tste_authors/{wc.dataset}/{wc.method}/{part}.csv"
         for part in ["nn"] + [f"fold{k}" for k in range(n)]
@@ -97,9 +108,9 @@ def tste_evaluate_options(wc):
     args = ""
     if wc.dataset in TSTE["max_triplets"]:
         args += f"--max-triplets {TSTE['max_triplets'][wc.dataset]}"
-    folds_used = TSTE["folds_used"]
-    if wc.dataset in folds_used and wc.method in folds_used[wc.dataset]:
-        args += f" --folds-used {folds_used[wc.dataset][wc.method]}"
+    n = tste_folds_used(TSTE, wc.dataset, wc.method)
+    if n is not None:
+        args += f" --folds-used {n}"
     return args
 
 
