@@ -43,8 +43,9 @@ include: "tste_helpers.smk"
 
 rule tste_evaluate:
     """Fig. 2 protocol for one (dataset, method): all dimensions x folds, validation.
-    The K forms' eigen-decompositions use one BLAS thread (two stall on a shared machine);
-    the numba triplet kernels use {threads}."""
+    The K forms' eigen-decompositions use one BLAS thread (two stall on a shared machine),
+    so a K form is a one-thread job (another job takes the second core); the X forms' numba
+    triplet kernels use two."""
     input:
         lambda wc: artifact(wc.dataset),
     output:
@@ -57,7 +58,7 @@ rule tste_evaluate:
         method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
     conda:
         "../envs/embedlab.yaml"
-    threads: 2
+    threads: lambda wc: 1 if wc.method.endswith("-K") else 2
     resources:
         mem_mb=4000,
         runtime=600,
