@@ -81,6 +81,14 @@ def test_table_has_one_row_per_dim_and_fold_means(metrics):
     assert list(t.columns[1:5]) == ["GNMDS-K gen", "CKL-X gen", "STE-X gen", "t-STE-X gen"]
 
 
+def test_tables_say_how_many_folds_they_average():
+    assert tste.describe_folds({"GNMDS-K": 5, "STE-X": 5}) == "folds: 5"
+    assert (
+        tste.describe_folds({"GNMDS-K": 5, "STE-X": 10})
+        == "folds per method: GNMDS-K 5, STE-X 10"
+    )
+
+
 def _fake_table(gen, nn):
     t = pd.DataFrame({"dims": [2]})
     for m, g in gen.items():

@@ -243,6 +243,16 @@ def folds_per_method(metric_files: Iterable[str | Path]) -> dict[str, int]:
     return {m: int(counts[m]) for m in METHOD_ORDER if m in counts.index}
 
 
+def describe_folds(n_folds: Mapping[str, int]) -> str:
+    """'folds: 5' when every method has that many folds, else 'folds per method: GNMDS-K 5,
+    STE-X 10' (``n_folds`` from :func:`folds_per_method`): a table says how many folds its
+    means average (``folds_used`` may keep fewer than the split's)."""
+    counts = set(n_folds.values())
+    if len(counts) == 1:
+        return f"folds: {counts.pop()}"
+    return "folds per method: " + ", ".join(f"{m} {k}" for m, k in n_folds.items())
+
+
 def fig2_table(metric_files: Iterable[str | Path]) -> pd.DataFrame:
     """Rows = dims, columns '<method> gen' and '<method> 1nn' (means over folds; rows that lack
     a metric -- the authors' protocol measures 1-NN on one separate fit, fold -1 -- are
@@ -776,9 +786,7 @@ def _cmd_table(args: argparse.Namespace) -> None:
             + "; ".join(f"{PANEL_NAME[short]}: {describe_degenerate(d)}"
                         for short, d in found.items() if d)
         )
-    n_folds = folds_per_method(args.metrics)
-    if len(set(n_folds.values())) > 1:
-        title += "; folds per method: " + ", ".join(f"{m} {k}" for m, k in n_folds.items())
+    title += "; " + describe_folds(folds_per_method(args.metrics))
     tables.write_table(df, args.csv, args.md, title=title)
 
 
