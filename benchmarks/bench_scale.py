@@ -61,6 +61,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=numba.config.NUMBA_NUM_THREADS)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--snest-repulsion", choices=["exact", "fft"], default="fft")
+    parser.add_argument("--cost-every", type=int, default=50,
+                        help="epochs between our methods' cost values (the config's default)")
     parser.add_argument("--tsne3-repulsion", choices=["exact", "fft"], default="exact",
                         help="t-SNE R^3's (its 3-D FFT grid is mostly over the cap)")
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS),
@@ -79,7 +81,7 @@ def main() -> None:
         exaggeration_epochs=args.exaggeration_epochs, momentum=(0.5, 0.8),
         momentum_epochs=(args.exaggeration_epochs,), time_ratio=0.01, snest_exaggeration=4.0,
         snest_exaggeration_epochs=100, ee_lam_n=0.01, repulsion="fft", seed=args.seed,
-        log_every=0,
+        log_every=0, cost_every=args.cost_every,
     )  # fmt: skip
     repulsion = {"snest": args.snest_repulsion, "tsne3": args.tsne3_repulsion}
     runs = {

@@ -23,6 +23,7 @@ def settings(**changes) -> scale.Settings:
         max_iter=60, learning_rate="auto", exaggeration=12.0, exaggeration_epochs=20,
         momentum=(0.5, 0.8), momentum_epochs=(20,), time_ratio=0.01, snest_exaggeration=4.0,
         snest_exaggeration_epochs=10, ee_lam_n=0.01, repulsion="fft", seed=0, log_every=0,
+        cost_every=7,
     )  # fmt: skip
     return scale.Settings(**{**base, **changes})
 
@@ -176,7 +177,7 @@ def test_cli_affinities_embed_table_figure(toy, tmp_path):
             "--momentum", 0.5, 0.8, "--momentum-epochs", 10, "--time-ratio", 0.01,
             "--snest-exaggeration", 4, "--snest-exaggeration-epochs", 10, "--ee-lam-n", 0.01,
             "--repulsion", "exact", "--seed", 0, "--threads", 1, "--log-every", 0,
-            "--out", maps[-1])
+            "--cost-every", 10, "--out", maps[-1])
     csv, md = tmp_path / "scale.csv", tmp_path / "scale.md"
     run("scale-table", "--affinities", aff, "--csv", csv, "--md", md, *maps)
     table = pd.read_csv(csv)

@@ -315,6 +315,42 @@ def test_fft_estimator_reaches_a_comparable_kl(clustered_P, cls, kwargs):
     assert fft_run.kl_divergence_ == pytest.approx(kl_fft, rel=1e-4)
 
 
+def test_fields_without_the_cost_are_the_same_bits(P_parts):
+    """with_cost=False skips the attraction's cost (NaN) and nothing else."""
+    for kernel, n_space, n_time in ((K.TSNE, 2, 0), (K.SNEST, 2, 1), (K.SNE, 2, 0)):
+        Y = make_map("clustered", n_space, n_time, 10.0, seed=1)
+        full = F.fft_pair_fields(kernel, Y, n_space, P_parts)
+        lean = F.fft_pair_fields(kernel, Y, n_space, P_parts, with_cost=False)
+        assert np.isfinite(full.att_cost) and np.isnan(lean.att_cost)
+        assert lean.mass == full.mass and lean.shift == full.shift
+        assert np.array_equal(lean.att, full.att) and np.array_equal(lean.rep, full.rep)
+
+
+@pytest.mark.parametrize("cls", ["tsne", "snest", "ee"])
+def test_cost_every_changes_no_step_of_a_fit(clustered_P, cls):
+    """An FFT fit that evaluates its cost every 7th epoch only ends on the same map, cost
+    and, at those epochs, the same cost trace as one that evaluates it every epoch."""
+    def fit(cost_every):
+        common = dict(max_iter=60, min_iter=60, cost_every=cost_every, repulsion="fft")
+        if cls == "ee":
+            est = ElasticEmbedding(1e-3, negative_weights="uniform", init="random",
+                                   random_state=0, learning_rate=50.0, **common)
+            P = validate_affinities(clustered_P)
+            est.fit(np.zeros((P.shape[0], 2)), objective=ElasticCost(P, None, 1e-3, 2,
+                                                                    repulsion="fft"))
+            return est.embedding_, est.cost_, est.cost_trace_
+        kwargs = {"n_space": 1, "learning_rate_time": 0.05} if cls == "snest" else {}
+        est = (SNEST if cls == "snest" else TSNE)(random_state=0, learning_rate=50.0,
+                                                  **kwargs, **common).fit(clustered_P)
+        return est.embedding_, est.kl_divergence_, est.cost_trace_
+
+    Y1, cost1, trace1 = fit(1)
+    Y7, cost7, trace7 = fit(7)
+    assert np.array_equal(Y1, Y7) and cost1 == cost7
+    known = np.arange(len(trace7)) % 7 == 0
+    assert np.array_equal(trace7[known], trace1[known]) and np.isnan(trace7[~known]).all()
+
+
 def test_exact_stays_the_default_and_unchanged():
     P = random_P(300, seed=1)
     Y = make_map("random", 2, 0, 10.0, seed=0)[:300]

@@ -196,10 +196,35 @@ def test_progress_is_logged_every_n_epochs(caplog):
     assert epochs == ["0", "10", "20"]
 
 
+def test_cost_every_asks_for_the_cost_only_at_its_epochs_and_logged_ones():
+    """cost_every = 4 over 11 epochs, logged every 5: the cost is asked for at epochs 0, 4, 5,
+    8, 10 and at the end; the other calls pass with_cost=False and leave NaN in the trace;
+    the steps are those of a run that evaluates every cost."""
+    asked: list[bool] = []
+
+    def objective(Y, exaggeration, with_cost=True):
+        asked.append(with_cost)
+        return (float(np.sum(Y**2)) if with_cost else np.nan), 2.0 * Y - 1.0
+
+    start = np.arange(6.0).reshape(3, 2)
+    s = GradientDescent(max_iter=11, min_iter=11, cost_every=4, log_every=5, learning_rate=0.1)
+    every = minimize(lambda Y, x: objective(Y, x), start, 2, GradientDescent(
+        max_iter=11, min_iter=11, log_every=5, learning_rate=0.1))  # fmt: skip
+    asked.clear()
+    sparse = minimize(objective, start, 2, s)
+    assert asked == [e in (0, 4, 5, 8, 10) for e in range(11)] + [True]  # + the final cost
+    assert np.array_equal(sparse.Y, every.Y) and sparse.cost == every.cost
+    known = ~np.isnan(sparse.cost_trace)
+    assert np.flatnonzero(known).tolist() == [0, 4, 5, 8, 10]
+    assert np.array_equal(sparse.cost_trace[known], every.cost_trace[known])
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [dict(momentum=(0.5, 0.8)), dict(momentum_epochs=(1000, 250)), dict(learning_rate=0.0),
-     dict(min_gain=0.0), dict(window=1)],
+     dict(min_gain=0.0), dict(window=1), dict(cost_every=0),
+     dict(cost_every=5, max_iter=100, min_iter=50),
+     dict(cost_every=5, max_iter=100, min_iter=100, rate_window=20)],
 )
 def test_invalid_settings_are_rejected(kwargs):
     with pytest.raises(ValueError):

@@ -75,6 +75,7 @@ rule scale_embed:
         repulsion=lambda wc: SCALE["repulsion"][wc.method],
         seed=SCALE["seed"],
         log_every=SCALE["log_every"],
+        cost_every=SCALE["cost_every"],
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} python -m embedlab"
         " scale-embed --affinities {input:q} --method {wildcards.method}"
@@ -86,7 +87,8 @@ rule scale_embed:
         " --snest-exaggeration {params.snest[exaggeration]}"
         " --snest-exaggeration-epochs {params.snest[exaggeration_epochs]}"
         " --ee-lam-n {params.lam_n} --repulsion {params.repulsion} --seed {params.seed}"
-        " --threads {threads} --log-every {params.log_every} --out {output:q} > {log:q} 2>&1"
+        " --threads {threads} --log-every {params.log_every} --cost-every {params.cost_every}"
+        " --out {output:q} > {log:q} 2>&1"
 
 
 rule scale_table:

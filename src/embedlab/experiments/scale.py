@@ -16,7 +16,9 @@ throughout; "auto" = n / (4 exaggeration): openTSNE's (Belkina et al. 2019) n / 
 for our gradient, 4x openTSNE's (the factor 4 of :mod:`embedlab.kernels.neighbour`), so
 openTSNE is given 4x ours. openTSNE runs one ``optimize`` per stretch of constant exaggeration
 and momentum, without its step clipping (``max_step_norm=None``; ours has none); its gains
-follow 0.8 gain + min_gain where ours take max(0.8 gain, min_gain).
+follow 0.8 gain + min_gain where ours take max(0.8 gain, min_gain). Our methods evaluate their
+own cost only every ``cost_every`` epochs (the gradient every epoch: the same run, without a log
+per non-zero of P at the other epochs), as openTSNE evaluates its KL only now and then.
 SNEST keeps the epochs, momentum and learning rate but its paper's exaggeration (4 for 100
 epochs; at 12 for 250 its time coordinates blew up on MNIST n = 1000 and 2000 at time ratio
 0.01) and a time learning rate ``time_ratio`` x the space one. EE is the Elastic Embedding
@@ -87,6 +89,7 @@ class Settings:
     repulsion: str  # "exact" or "fft" (our methods; openTSNE is always its FFT)
     seed: int
     log_every: int
+    cost_every: int  # epochs between our methods' cost evaluations (the gradient every epoch)
 
     def rate(self, n: int) -> float:
         """The learning rate for n points: "auto" = n / (4 exaggeration)."""
@@ -108,6 +111,7 @@ class Settings:
             max_iter=self.max_iter,
             min_iter=self.max_iter,
             log_every=self.log_every,
+            cost_every=self.cost_every,
         )
 
 
@@ -145,6 +149,7 @@ def estimator_kw(s: GradientDescent) -> dict:
         "max_iter": s.max_iter,
         "min_iter": s.min_iter,
         "log_every": s.log_every,
+        "cost_every": s.cost_every,
     }
 
 
@@ -487,6 +492,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--threads", type=int, required=True)
     p.add_argument("--log-every", type=int, required=True)
+    p.add_argument("--cost-every", type=int, required=True, help="epochs between cost values")
     p.add_argument("--out", required=True, help="map (.npz)")
     p.set_defaults(func=_cmd_embed)
 

@@ -314,7 +314,7 @@ def _column_weight(k, n_space, pa, pb):
 
 
 @njit(inline="always", fastmath=exact.FASTMATH)
-def _attraction_row(kernel, i, Y, n_space, indptr, indices, pvals, att, dist):
+def _attraction_row(kernel, i, Y, n_space, indptr, indices, pvals, att, dist, with_cost):
     """The exact kernel's attraction row (:func:`embedlab.kernels.neighbour._attraction_row`:
     A_i written to ``att[i]``, the same bits) with its cost sum_j p_ij (-log w_ij) taken in a
     second loop over the squared distances kept in ``dist`` (2 x at least the row's
@@ -324,7 +324,8 @@ def _attraction_row(kernel, i, Y, n_space, indptr, indices, pvals, att, dist):
     (d <= 3 columns) are held in scalars: accumulated in ``att[i]``, which LLVM must assume
     may alias ``Y``, they were stored and loaded again at every non-zero, a chain through
     memory that set the loop's pace. (The exact kernel keeps its own loop: any change to it
-    moves the last bits of the Table 1 runs.)"""
+    moves the last bits of the Table 1 runs.) Without ``with_cost`` the second loop is skipped
+    and the row's cost is 0 (the forces are the same bits)."""
     d = Y.shape[1]
     start = indptr[i]
     m = indptr[i + 1] - start
@@ -372,6 +373,8 @@ def _attraction_row(kernel, i, Y, n_space, indptr, indices, pvals, att, dist):
         att[i, 1] = f1
     if d > 2:
         att[i, 2] = f2
+    if not with_cost:
+        return 0.0
     terms = dist[0, :m]
     p_row = pvals[start : start + m]
     for q in range(m):
@@ -380,10 +383,10 @@ def _attraction_row(kernel, i, Y, n_space, indptr, indices, pvals, att, dist):
 
 
 @njit(inline="always", fastmath=exact.FASTMATH)
-def _attraction(kernel, Y, n_space, indptr, indices, pvals):
+def _attraction(kernel, Y, n_space, indptr, indices, pvals, with_cost):
     """C_att and A over the non-zeros of P (exact); rows in GROUPS contiguous groups, one
     thread each, each row written by one thread, the cost summed in row order
-    (deterministic)."""
+    (deterministic); C_att is 0 without ``with_cost``."""
     n, d = Y.shape
     att = np.zeros((n, d))
     cost_row = np.zeros(n)
@@ -395,7 +398,7 @@ def _attraction(kernel, Y, n_space, indptr, indices, pvals):
         dist = np.empty((2, most))
         for i in range(g * n // groups, (g + 1) * n // groups):
             cost_row[i] = _attraction_row(
-                kernel, i, Y, n_space, indptr, indices, pvals, att, dist
+                kernel, i, Y, n_space, indptr, indices, pvals, att, dist, with_cost
             )
     cost = 0.0
     for i in range(n):
@@ -404,13 +407,13 @@ def _attraction(kernel, Y, n_space, indptr, indices, pvals):
 
 
 @njit(parallel=True, cache=True, fastmath=exact.FASTMATH)
-def _attraction_parallel(kernel, Y, n_space, indptr, indices, pvals):
-    return _attraction(kernel, Y, n_space, indptr, indices, pvals)
+def _attraction_parallel(kernel, Y, n_space, indptr, indices, pvals, with_cost=True):
+    return _attraction(kernel, Y, n_space, indptr, indices, pvals, with_cost)
 
 
 @njit(cache=True, fastmath=exact.FASTMATH)
-def _attraction_serial(kernel, Y, n_space, indptr, indices, pvals):
-    return _attraction(kernel, Y, n_space, indptr, indices, pvals)
+def _attraction_serial(kernel, Y, n_space, indptr, indices, pvals, with_cost=True):
+    return _attraction(kernel, Y, n_space, indptr, indices, pvals, with_cost)
 
 
 def fft_dtype(cells: np.ndarray):
@@ -477,9 +480,12 @@ def fft_pair_fields(
     n_space: int,
     P_parts: tuple[np.ndarray, np.ndarray, np.ndarray],
     settings: FFTSettings | None = None,
+    with_cost: bool = True,
 ) -> PairFields:
     """C_att, M, A, R of :func:`embedlab.kernels.neighbour.pair_fields` (uniform repulsive
-    weights) with the repulsion by interpolation + FFT (module docstring)."""
+    weights) with the repulsion by interpolation + FFT (module docstring); without
+    ``with_cost``, C_att is NaN and its log per non-zero of P is skipped (M, A, R unchanged:
+    an optimiser's epochs that need only the gradient)."""
     settings = FFTSettings() if settings is None else settings
     Y = np.ascontiguousarray(Y, dtype=np.float64)
     n, d = Y.shape
@@ -517,6 +523,8 @@ def fft_pair_fields(
         log.info("fft repulsion: approximate mass %r too small, exact fields", mass)
         return exact.pair_fields(kernel, Y, n_space, P_parts)
     attraction = _attraction_parallel if n >= interpolation.PARALLEL_FROM else _attraction_serial
-    att_cost, att = attraction(kernel, Y, n_space, indptr, indices, pvals)
+    att_cost, att = attraction(kernel, Y, n_space, indptr, indices, pvals, with_cost)
+    if not with_cost:
+        att_cost = math.nan
     rep = -0.5 * phi[:, 1:]  # R_i = -(1/2) grad phi_0(y_i)
     return PairFields(float(att_cost), mass, shift, att, np.ascontiguousarray(rep))

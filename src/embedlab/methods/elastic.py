@@ -93,22 +93,29 @@ class ElasticCost:
         self.n_space = n_space
         self._set_repulsion(repulsion, fft)
 
-    def __call__(self, Y: np.ndarray, exaggeration: float = 1.0) -> tuple[float, np.ndarray]:
+    def __call__(
+        self, Y: np.ndarray, exaggeration: float = 1.0, with_cost: bool = True
+    ) -> tuple[float, np.ndarray]:
+        """(E at Y, gradient with the attraction exaggerated); without ``with_cost`` E is NaN
+        and, with repulsion="fft", its attractive part is not computed."""
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, V+ has {self.n}")
         if self.repulsion == "fft":
-            f = neighbour_fft.fft_pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.fft)
+            f = neighbour_fft.fft_pair_fields(
+                kernel_mod.SNE, Y, self.n_space, self.parts, self.fft, with_cost
+            )
         else:
             f = kernel_mod.pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.V_minus)
         scale = self.lam * np.exp(f.shift)
         with np.errstate(invalid="ignore", over="ignore"):  # reported just below
-            cost = f.att_cost + scale * f.mass
+            cost = (f.att_cost if with_cost else 0.0) + scale * f.mass
         if not np.isfinite(cost):
             raise DivergenceError(
                 f"elastic embedding: cost {cost!r} is not finite (coordinates blown up, max "
                 f"|y| = {np.abs(Y).max():.3g}); try a smaller learning rate"
             )
-        return float(cost), 4.0 * (exaggeration * f.att - scale * f.rep)
+        grad = 4.0 * (exaggeration * f.att - scale * f.rep)
+        return (float(cost) if with_cost else math.nan), grad
 
     def cost(self, Y: np.ndarray) -> float:
         """E(Y) at this cost's lambda."""
@@ -191,9 +198,9 @@ class ElasticEmbedding(BaseEstimator):
     ----------
     lam : target lambda. perplexity : of the Gaussian v+.
     negative_weights : "distance" (v- = r^2) or "uniform" (v- = 1).
-    learning_rate, momentum, momentum_epochs, min_gain, max_iter, min_iter, tol : optimiser
-        (:class:`embedlab.optimize.GradientDescent`; max_iter per stage with a homotopy unless
-        ``stage_iter`` is given).
+    learning_rate, momentum, momentum_epochs, min_gain, max_iter, min_iter, tol, cost_every :
+        optimiser (:class:`embedlab.optimize.GradientDescent`; max_iter per stage with a
+        homotopy unless ``stage_iter`` is given; cost_every > 1 needs min_iter >= max_iter).
     homotopy, homotopy_start, homotopy_steps, stage_iter, first_stage_iter : see module doc.
     init : "spca" (scaled PCA, sd 1e-4) or "random" (normal, sd 1e-4, from random_state).
     log_every : epochs between progress lines. random_state : seed (only used by "random").
@@ -221,6 +228,7 @@ class ElasticEmbedding(BaseEstimator):
         max_iter=1000,
         min_iter=250,
         tol=1e-7,
+        cost_every=1,
         homotopy=None,
         homotopy_start=1e-4,
         homotopy_steps=50,
@@ -242,6 +250,7 @@ class ElasticEmbedding(BaseEstimator):
         self.max_iter = max_iter
         self.min_iter = min_iter
         self.tol = tol
+        self.cost_every = cost_every
         self.homotopy = homotopy
         self.homotopy_start = homotopy_start
         self.homotopy_steps = homotopy_steps
@@ -278,6 +287,7 @@ class ElasticEmbedding(BaseEstimator):
             max_iter=int(max_iter),
             min_iter=min(int(self.min_iter), int(max_iter)),
             tol=self.tol,
+            cost_every=self.cost_every,
             log_every=self.log_every,
         )
 

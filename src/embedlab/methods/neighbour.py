@@ -21,6 +21,7 @@ it raises :class:`InvalidAffinityError` naming the field and value.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -174,12 +175,13 @@ class NeighbourKL:
         data = self.parts[2]
         self.entropy_term = float(np.sum(data * np.log(data)))  # sum p log p
 
-    def fields(self, Y: np.ndarray) -> kernel_mod.PairFields:
+    def fields(self, Y: np.ndarray, with_cost: bool = True) -> kernel_mod.PairFields:
+        """The kernel's sums at Y; ``with_cost=False`` lets the FFT path skip C_att (NaN)."""
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, P has {self.n}")
         if self.repulsion == "fft":
             return neighbour_fft.fft_pair_fields(
-                self.kernel.kernel_id, Y, self.n_space, self.parts, self.fft
+                self.kernel.kernel_id, Y, self.n_space, self.parts, self.fft, with_cost
             )
         precision = self.precision if self.float64_from is None else "float64"
         return kernel_mod.pair_fields(
@@ -190,8 +192,12 @@ class NeighbourKL:
         """KL(P || Q(Y))."""
         return self(Y)[0]
 
-    def __call__(self, Y: np.ndarray, exaggeration: float = 1.0) -> tuple[float, np.ndarray]:
-        f = self.fields(Y)
+    def __call__(
+        self, Y: np.ndarray, exaggeration: float = 1.0, with_cost: bool = True
+    ) -> tuple[float, np.ndarray]:
+        """(KL at Y, gradient with the attraction exaggerated); without ``with_cost`` the KL
+        is NaN and, with repulsion="fft", not computed (the gradient is the same)."""
+        f = self.fields(Y, with_cost)
         if not (np.isfinite(f.mass) and f.mass > 0 and np.isfinite(f.shift)):
             extent = np.array2string(np.ptp(Y, axis=0), precision=3)
             raise DivergenceError(
@@ -202,6 +208,8 @@ class NeighbourKL:
         kl = float(self.entropy_term + f.att_cost + np.log(f.mass) + f.shift)
         grad = 4.0 * (exaggeration * f.att - f.rep / f.mass)
         self.calls += 1
+        if not with_cost:
+            return math.nan, grad
         if self.float64_from is None:
             recent = self._recent[1 - REFINE_WINDOW :] + [kl] if exaggeration == 1.0 else []
             if len(recent) == REFINE_WINDOW and max(recent) - min(recent) <= REFINE_BELOW * abs(kl):
@@ -245,6 +253,7 @@ class _NeighbourEmbedding(BaseEstimator):
             rate_window=self.rate_window,
             plateau_tol=self.plateau_tol,
             abandon_margin=self.abandon_margin,
+            cost_every=self.cost_every,
             log_every=self.log_every,
         )
 
@@ -311,6 +320,9 @@ _COMMON_DOC = """
         the last 5 costs is <= tol |E_last - E_first|.
     rate_window, plateau_tol, abandon_margin : the plateau and abandonment tests of
         :mod:`embedlab.optimize` (off by default).
+    cost_every : epochs between KL evaluations (default 1; > 1 only for a fixed number of
+        epochs, min_iter = max_iter: the FFT path then skips the KL's logs in between, the
+        run is the same; cost_trace_ holds NaN there).
     init_scale : standard deviation of the initial space coordinates.
     precision : "float64" (default, the reference) or "float32": working precision of the
         kernel's dense pair arithmetic (:class:`NeighbourKL`); coordinates, sums, KL and
@@ -352,6 +364,7 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         rate_window=PAPER.rate_window,
         plateau_tol=PAPER.plateau_tol,
         abandon_margin=PAPER.abandon_margin,
+        cost_every=PAPER.cost_every,
         init_scale=1e-4,
         precision="float64",
         log_every=0,
@@ -374,6 +387,7 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         self.rate_window = rate_window
         self.plateau_tol = plateau_tol
         self.abandon_margin = abandon_margin
+        self.cost_every = cost_every
         self.init_scale = init_scale
         self.precision = precision
         self.log_every = log_every
@@ -431,6 +445,7 @@ class SNEST(_NeighbourEmbedding):
         rate_window=PAPER.rate_window,
         plateau_tol=PAPER.plateau_tol,
         abandon_margin=PAPER.abandon_margin,
+        cost_every=PAPER.cost_every,
         init_scale=1e-4,
         init_scale_time=1e-5,
         precision="float64",
@@ -456,6 +471,7 @@ class SNEST(_NeighbourEmbedding):
         self.rate_window = rate_window
         self.plateau_tol = plateau_tol
         self.abandon_margin = abandon_margin
+        self.cost_every = cost_every
         self.init_scale = init_scale
         self.init_scale_time = init_scale_time
         self.precision = precision
