@@ -93,6 +93,20 @@ def test_same_seed_same_embedding_and_dense_equals_sparse():
     assert not np.allclose(a, c)
 
 
+def test_fits_never_modify_P_and_do_not_depend_on_earlier_fits():
+    """A float64 CSR P whose sum is 1 - 1.1e-16 (NIPS17's, NIPS22's and W5000's are) was
+    normalised in place by every fit, so the second fit on the same P saw other bits."""
+    P = sp.csr_matrix(random_P(40, seed=2), dtype=np.float64)
+    P.data *= 1 - 2.0**-52  # a sum an ulp or two below 1
+    data = P.data.copy()
+    assert not np.array_equal(data / data.sum(), data)  # normalising moves bits
+    assert validate_affinities(P) is not P and np.array_equal(P.data, data)
+    est = TSNE(learning_rate=5.0, max_iter=200, random_state=0)
+    first = clone(est).fit_transform(P)
+    np.testing.assert_array_equal(clone(est).fit_transform(P), first)
+    assert np.array_equal(P.data, data)
+
+
 def test_snest_without_time_is_tsne():
     """Same objective (to rounding); the fits then agree in quality, not bitwise: separately
     compiled kernels round differently and gradient descent amplifies the last bits."""
