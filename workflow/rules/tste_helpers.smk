@@ -84,14 +84,16 @@ def tste_authors_nn_training(wc):
 def tste_folds_used(section, dataset, method):
     """The folds_used entry of (dataset, method) in a protocol's section: the dataset's
     number for every method, or its method's entry; None = every fold."""
-    limit = section["folds_used"].get(dataset)
-    n = limit.get(method) if isinstance(limit, dict) else limit
-    if n is not None and n > section["n_folds"]:
+    folds = section["folds_used"]
+    limit = folds[dataset] if dataset in folds else None
+    if isinstance(limit, dict):
+        limit = limit[method] if method in limit else None
+    if limit is not None and limit > section["n_folds"]:
         raise ValueError(
-            f"tste folds_used of {dataset} / {method} is {n}, more than n_folds = "
+            f"tste folds_used of {dataset} / {method} is {limit}, more than n_folds = "
             f"{section['n_folds']}"
         )
-    return n
+    return limit
 
 
 def tste_authors_parts(wc):
