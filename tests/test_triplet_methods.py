@@ -524,6 +524,26 @@ def test_accelerated_solver_stops_when_converged_and_not_before():
     assert slow.n_iter == 40
 
 
+def test_accelerated_solver_restarts_when_the_extrapolation_leaves_the_domain():
+    """C = ||x + 1||^2 is defined on x >= 0 only (NaN elsewhere, as CKL's log of a negative
+    distance); the minimum is the boundary x = 0, where an extrapolated point
+    x_k + beta (x_k - x_{k-1}) falls outside: the momentum restarts there (no error), and
+    a non-finite cost at an accepted (projected) iterate is still an error."""
+
+    def half_space(x):
+        if (x < 0).any():
+            return np.nan, np.full_like(x, np.nan)
+        return float(np.sum((x + 1.0) ** 2)), 2.0 * (x + 1.0)
+
+    nonneg = lambda x: np.maximum(x, 0.0)  # noqa: E731
+    start = np.array([5.0, 0.3, 2.0])
+    done = accelerated_descent(half_space, start, step=0.1, max_iter=300, project=nonneg)
+    np.testing.assert_array_equal(done.x, 0.0)
+    assert done.cost == 3.0
+    with pytest.raises(FloatingPointError, match="diverged at iteration 1"):
+        accelerated_descent(half_space, start, step=0.1, max_iter=300, project=lambda x: x - 9)
+
+
 def test_accelerated_k_form_reaches_the_plain_solvers_objective_sooner():
     rng = np.random.default_rng(11)
     points = rng.normal(size=(40, 3))

@@ -292,7 +292,10 @@ def accelerated_descent(
     y = x_k + ((t_{k-1} - 1) / t_k) (x_k - x_{k-1}),  x_{k+1} = project(y - eta grad C(y)),
     t_k = (1 + sqrt(1 + 4 t_{k-1}^2)) / 2. A step is accepted when C(x_{k+1}) < C(x_k) -
     ``rtol`` |C(x_k)| (then eta *= 1.01, as in :func:`adaptive_descent`); otherwise x stays,
-    the momentum restarts (t = 1, y = x) and eta halves. Stops after ``patience`` failed steps
+    the momentum restarts (t = 1, y = x) and eta halves; it restarts as well when the
+    extrapolated point y (not projected) lies outside the loss's domain, where the cost or
+    gradient is not finite (CKL-K's, whose distances may turn negative there: seen on the MNIST
+    paper-text run at iteration 162). Stops after ``patience`` failed steps
     in a row (no step lowers C by rtol any more: converged) or ``max_iter`` iterations. The
     iterates stay feasible and C(x) only decreases, so the fixed points are those of the plain
     projected gradient (the same minimiser on the convex K forms, GNMDS-K and STE-K). One
@@ -301,9 +304,11 @@ def accelerated_descent(
     if not (np.isfinite(step) and step > 0):
         raise ValueError(f"{name}: step must be a positive number, got {step}")
 
-    def evaluate(z, it):
+    def evaluate(z, it, extrapolated=False):
         cost, grad = objective(z)
         if not np.isfinite(cost) or not np.isfinite(grad).all():
+            if extrapolated:  # y left the loss's domain: the caller drops the momentum
+                return None
             raise FloatingPointError(
                 f"{name}: optimisation diverged at iteration {it} (cost {cost}, step {eta:.3g})"
             )
@@ -329,7 +334,11 @@ def accelerated_descent(
             beta = (t - 1.0) / t_next
             y = x_new + beta * (x_new - x) if beta > 0 else x_new
             x, cost_x, grad_x, t = x_new, cost_new, grad_new, t_next
-            grad_y = evaluate(y, it)[1] if beta > 0 else grad_x
+            at_y = evaluate(y, it, extrapolated=True) if beta > 0 else (cost_x, grad_x)
+            if at_y is None:  # restart the momentum from the accepted iterate
+                y, grad_y, t = x, grad_x, 1.0
+            else:
+                grad_y = at_y[1]
             eta *= 1.01
             failures = 0
         else:
