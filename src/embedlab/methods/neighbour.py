@@ -68,8 +68,8 @@ def validate_affinities(P, name: str = "P") -> sp.csr_matrix:
     """Return ``P`` as a new float64 CSR matrix summing to 1 (divided by its sum), or raise
     :class:`InvalidAffinityError` saying what is wrong (see the module docstring). ``P``
     itself is never modified: a float64 CSR input used to be normalised in place, so the
-    fits after the first on one P saw it divided again (a sum of 1 - 1.1e-16 moves some
-    entries by an ulp), and a run's result depended on the runs fitted before it."""
+    next fits on one P saw it divided again until its sum rounded to 1 (a sum of 1 - 1.1e-16
+    moves some entries by an ulp), and a run's result depended on the runs fitted before it."""
     if sp.issparse(P):
         M = sp.csr_matrix(P, dtype=np.float64, copy=True)
     else:
