@@ -208,11 +208,11 @@ class NeighbourKL:
                 f"finite and positive: the coordinates have blown up (extent per column "
                 f"{extent}; {self.n_space} space columns, then time)"
             )
-        kl = float(self.entropy_term + f.att_cost + np.log(f.mass) + f.shift)
         grad = 4.0 * (exaggeration * f.att - f.rep / f.mass)
         self.calls += 1
         if not with_cost:
             return math.nan, grad
+        kl = float(self.entropy_term + f.att_cost + np.log(f.mass) + f.shift)
         if self.float64_from is None:
             recent = self._recent[1 - REFINE_WINDOW :] + [kl] if exaggeration == 1.0 else []
             if len(recent) == REFINE_WINDOW and max(recent) - min(recent) <= REFINE_BELOW * abs(kl):
