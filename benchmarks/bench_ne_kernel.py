@@ -108,7 +108,7 @@ def main() -> None:
     kernels = [("SNE R^2", "sne", Y2), ("t-SNE R^2", "tsne", Y2), ("SNEST R^2,1", "snest", Y21)]
     for name, kernel, Y in kernels:
         for precision in PRECISIONS:
-            results[name, precision] = NeighbourKL(P, kernel, 2, precision)(Y)  # compiles
+            results[name, precision] = NeighbourKL(P, kernel, 2, precision=precision)(Y)  # compiles
             # timed with the attraction exaggerated (the same work): a float32 objective that
             # sees the same KL 5 times unexaggerated goes over to float64 (a stalled fit)
             objective = NeighbourKL(P, kernel, 2, precision=precision)
