@@ -477,3 +477,23 @@ def test_paper_overlay_runs_the_papers_restarts_and_parses():
     restarts = dict(re.findall(r"datasets/(\w+) --cell \S+ .*?--restarts (\d+)", proc.stdout))
     assert restarts["school"] == restarts["w1000"] == "100"
     assert restarts["grqc"] == restarts["w5000"] == "20"
+
+
+def test_snest_jobs_take_their_datasets_threads():
+    """snest.threads: one-thread Table 1 jobs for the small datasets, the default (2) for
+    the others; each job's NUMBA_NUM_THREADS is the threads the scheduler reserved."""
+    proc = snakemake(
+        "results/tables/snest_kl.csv", "--dry-run", "--nolock", "--forceall", "--cores", "2",
+        "--printshellcmds",
+    )  # fmt: skip
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["snest"]
+    found = re.findall(
+        r"NUMBA_NUM_THREADS=(\d+) python -m embedlab snest-embed --artifact results/datasets/(\w+)",
+        proc.stdout,
+    )
+    threads = {dataset: int(t) for t, dataset in found}
+    assert set(threads) == set(config["datasets"])
+    assert len(found) == len(config["cells"]) * len(threads)
+    for dataset, t in threads.items():
+        assert t == config["threads"].get(dataset, config["threads"]["default"]), dataset
+    assert threads["nips17"] == 1 and threads["w5000"] == 2

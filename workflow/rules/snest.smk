@@ -36,7 +36,7 @@ rule snest_embed:
         cell=r"(sne|tsne)-\d+|snest-\d+-\d+",
     conda:
         "../envs/embedlab.yaml"
-    threads: 2
+    threads: lambda wc: per_dataset(SNEST["threads"], wc.dataset)
     resources:
         mem_mb=4000,
         runtime=600,
