@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from embedlab import artifacts
+from embedlab import artifacts, runs
 from embedlab.datasets.school import build as build_school
 from embedlab.experiments import snest
 from embedlab.experiments.tste import METHOD_ORDER
@@ -92,7 +92,7 @@ def test_restarts_and_stopping_replays_read_a_runs_file(tmp_path):
     finally:
         sys.path.remove(str(BENCH))
     best, spent = bench_ne_stopping.replay(out, 0, 0.0, float("inf"))
-    kept = [r["cost"] for r in snest.runs.load_runs(out)["runs"] if r["cost"] is not None]
+    kept = [r["cost"] for r in runs.load_runs(out)["runs"] if r["cost"] is not None]
     assert best == pytest.approx(min(kept), rel=1e-12) and spent == 4 * 100
 
 
