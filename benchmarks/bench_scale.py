@@ -16,7 +16,9 @@ Printed: wall seconds, epochs, exact KL per method, then the targets:
     python benchmarks/bench_scale.py --n 70000 --max-iter 750   # the issue's size (hours)
 
 Timings are wall clock on whatever else the machine runs; ``--threads`` sets numba's and
-openTSNE's threads alike.
+openTSNE's threads alike. ``--rounds R`` fits every method R times in turn (the order reversed
+every other round) and compares median times: on a shared host one pair of fits can be
+~20 % off either way.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numba  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from embedlab import registry  # noqa: E402
@@ -67,6 +70,9 @@ def main() -> None:
                         help="t-SNE R^3's (its 3-D FFT grid is mostly over the cap)")
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS),
                         help="a subset (the ratios need their pairs)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="fit every method this many times, in turn (the order reversed "
+                             "every other round); the ratios use each method's median time")
     args = parser.parse_args()
     numba.set_num_threads(args.threads)
 
@@ -84,23 +90,33 @@ def main() -> None:
         log_every=0, cost_every=args.cost_every,
     )  # fmt: skip
     repulsion = {"snest": args.snest_repulsion, "tsne3": args.tsne3_repulsion}
-    runs = {
-        method: scale.embed(
-            method, aff.P, aff.Z,
-            dataclasses.replace(settings, repulsion=repulsion.get(method, "fft")), args.threads,
-        )  # fmt: skip
-        for method in METHODS
-        if method in args.methods
-    }
+    methods = [m for m in METHODS if m in args.methods]
+    if args.rounds < 1:
+        parser.error(f"--rounds must be >= 1, got {args.rounds}")
+    seconds: dict[str, list[float]] = {m: [] for m in methods}
+    runs = {}
+    for r in range(args.rounds):  # ABC, CBA, ABC, ...: a drifting load hits every method alike
+        for method in methods if r % 2 == 0 else methods[::-1]:
+            fit = scale.embed(
+                method, aff.P, aff.Z,
+                dataclasses.replace(settings, repulsion=repulsion.get(method, "fft")),
+                args.threads,
+            )  # fmt: skip
+            seconds[method].append(fit.seconds)
+            runs.setdefault(method, fit)  # the maps are measured from the first round
     rows = []
     print(f"{'method':<10} {'wall s':>8} {'epochs':>6} {'exact KL':>9} {'1-NN err':>8}  repulsion")
     for method, fit in runs.items():
         measured = scale.measure(aff.P, aff.neighbours, labels, method, fit.embedding)
         note = scale.repulsion_note(method, repulsion.get(method, "fft"), fit.exact_calls,
                                     fit.epochs)
-        rows.append({"method": method, "wall_s": fit.seconds, "exact_kl": measured["exact_kl"]})
-        print(f"{method:<10} {fit.seconds:8.1f} {fit.epochs:6d} {measured['exact_kl']:9.4f} "
+        wall = float(np.median(seconds[method]))
+        rows.append({"method": method, "wall_s": wall, "exact_kl": measured["exact_kl"]})
+        print(f"{method:<10} {wall:8.1f} {fit.epochs:6d} {measured['exact_kl']:9.4f} "
               f"{measured['nn1_error']:8.3f}  {note}")
+    if args.rounds > 1:
+        print("wall s per round (median above): "
+              + "; ".join(f"{m} " + " ".join(f"{t:.1f}" for t in ts) for m, ts in seconds.items()))
     for line in scale.targets(pd.DataFrame(rows)):
         print(line)
 
