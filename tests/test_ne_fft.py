@@ -326,6 +326,42 @@ def test_fields_without_the_cost_are_the_same_bits(P_parts):
         assert np.array_equal(lean.att, full.att) and np.array_equal(lean.rep, full.rep)
 
 
+def test_renumbered_P_gives_the_same_fields(P_parts):
+    """The objectives' FFT path (RenumberedP): the fields of fft_pair_fields in the caller's
+    numbering, the same to rounding (the sums run in another order)."""
+    renumbered = F.RenumberedP.of(P_parts)
+    assert np.array_equal(np.sort(renumbered.order), np.arange(N))
+    for kernel, n_space, n_time in ((K.TSNE, 2, 0), (K.SNEST, 2, 1), (K.SNE, 2, 0)):
+        Y = make_map("clustered", n_space, n_time, 10.0, seed=1)
+        plain = F.fft_pair_fields(kernel, Y, n_space, P_parts)
+        moved = renumbered.fields(kernel, Y, n_space)
+        assert moved.att_cost == pytest.approx(plain.att_cost, rel=1e-12)
+        assert moved.mass == pytest.approx(plain.mass, rel=1e-12) and moved.shift == plain.shift
+        for a, b in ((moved.att, plain.att), (moved.rep, plain.rep)):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12 * np.abs(b).max())
+
+
+def test_renumbering_puts_neighbours_near_each_other():
+    """A ring of 500 points, each linked to its 3 nearest on either side, numbered at random:
+    reverse Cuthill-McKee brings P's bandwidth (the largest |i - j| over its non-zeros) from
+    ~n back to a few times 3."""
+    import scipy.sparse as sp
+
+    n, k = 500, 3
+    rows = np.repeat(np.arange(n), 2 * k)
+    cols = (rows + np.tile(np.r_[-k:0, 1 : k + 1], n)) % n
+    shuffle = np.random.default_rng(0).permutation(n)
+    P = sp.csr_matrix((np.ones(rows.size), (shuffle[rows], shuffle[cols])), shape=(n, n))
+    parts = K.csr_parts(P / P.sum())
+
+    def bandwidth(parts):
+        indptr, indices, _ = parts
+        return int(np.abs(np.repeat(np.arange(n), np.diff(indptr)) - indices).max())
+
+    assert bandwidth(parts) > n // 2
+    assert bandwidth(F.RenumberedP.of(parts).parts) <= 4 * k
+
+
 @pytest.mark.parametrize("cls", ["tsne", "snest", "ee"])
 def test_cost_every_changes_no_step_of_a_fit(clustered_P, cls):
     """An FFT fit that evaluates its cost every 7th epoch only ends on the same map, cost

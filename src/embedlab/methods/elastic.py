@@ -89,6 +89,7 @@ class ElasticCost:
                 raise ValueError("V-: must be symmetric (only its upper triangle is read)")
         self.V_minus = V_minus
         self.parts = kernel_mod.csr_parts(V)
+        self._renumbered: neighbour_fft.RenumberedP | None = None  # the FFT path's V+
         self.lam = float(lam)
         self.n_space = n_space
         self._set_repulsion(repulsion, fft)
@@ -101,9 +102,9 @@ class ElasticCost:
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, V+ has {self.n}")
         if self.repulsion == "fft":
-            f = neighbour_fft.fft_pair_fields(
-                kernel_mod.SNE, Y, self.n_space, self.parts, self.fft, with_cost
-            )
+            if self._renumbered is None:  # once, at the first call
+                self._renumbered = neighbour_fft.RenumberedP.of(self.parts)
+            f = self._renumbered.fields(kernel_mod.SNE, Y, self.n_space, self.fft, with_cost)
         else:
             f = kernel_mod.pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.V_minus)
         scale = self.lam * np.exp(f.shift)

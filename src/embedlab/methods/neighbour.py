@@ -175,6 +175,7 @@ class NeighbourKL:
         self._recent: list[float] = []  # the last unexaggerated float32 costs
         self.n = P.shape[0]
         self.parts = kernel_mod.csr_parts(P)
+        self._renumbered: neighbour_fft.RenumberedP | None = None  # the FFT path's P
         data = self.parts[2]
         self.entropy_term = float(np.sum(data * np.log(data)))  # sum p log p
 
@@ -183,8 +184,10 @@ class NeighbourKL:
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, P has {self.n}")
         if self.repulsion == "fft":
-            return neighbour_fft.fft_pair_fields(
-                self.kernel.kernel_id, Y, self.n_space, self.parts, self.fft, with_cost
+            if self._renumbered is None:  # once, at the first call
+                self._renumbered = neighbour_fft.RenumberedP.of(self.parts)
+            return self._renumbered.fields(
+                self.kernel.kernel_id, Y, self.n_space, self.fft, with_cost
             )
         precision = self.precision if self.float64_from is None else "float64"
         return kernel_mod.pair_fields(
