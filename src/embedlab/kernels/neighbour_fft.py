@@ -68,6 +68,10 @@ terms (n e^{-c}) are subtracted from the interpolated sums: M keeps its accuracy
 pair mass per point, M / n, is not far below 1 (SNE at radius 60 with n = 2000, M / n = 0.9:
 rep error 1.5e-5). A new output kernel needs its scale here (:func:`grid_cells`) besides its
 branches in :mod:`embedlab.kernels.neighbour`.
+
+The objectives (t-SNE / SNE / SNEST's ``NeighbourKL``, EE's ``ElasticCost``) call these fields
+through :class:`RenumberedP`: the points renumbered once by the reverse Cuthill-McKee order of
+P's graph, so that the attraction's reads of y_j and the grid's spread and gather stay in cache.
 """
 
 from __future__ import annotations
