@@ -331,6 +331,7 @@ def test_renumbered_P_gives_the_same_fields(P_parts):
     numbering, the same to rounding (the sums run in another order)."""
     renumbered = F.RenumberedP.of(P_parts)
     assert np.array_equal(np.sort(renumbered.order), np.arange(N))
+    assert np.array_equal(renumbered.position[renumbered.order], np.arange(N))
     for kernel, n_space, n_time in ((K.TSNE, 2, 0), (K.SNEST, 2, 1), (K.SNE, 2, 0)):
         Y = make_map("clustered", n_space, n_time, 10.0, seed=1)
         plain = F.fft_pair_fields(kernel, Y, n_space, P_parts)

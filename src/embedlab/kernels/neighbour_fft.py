@@ -553,10 +553,12 @@ class RenumberedP:
     the map) mostly hit the cache. One objective call of t-SNE R^2 on 70,000 MNIST digits
     1.15x faster (benchmarks/README.md); the fields are those of :func:`fft_pair_fields` in
     the caller's numbering, summed in another order (the same to rounding).
-    ``order[k]`` is the point at position k; ``parts`` as :func:`exact.csr_parts`."""
+    ``order[k]`` is the point at position k, ``position[i]`` the position of point i;
+    ``parts`` as :func:`exact.csr_parts`."""
 
     parts: tuple[np.ndarray, np.ndarray, np.ndarray]
     order: np.ndarray
+    position: np.ndarray
 
     @classmethod
     def of(cls, P_parts: tuple[np.ndarray, np.ndarray, np.ndarray]) -> RenumberedP:
@@ -564,13 +566,15 @@ class RenumberedP:
         n = indptr.shape[0] - 1
         P = sp.csr_matrix((pvals, indices, indptr), shape=(n, n))
         order = np.asarray(reverse_cuthill_mckee(P, symmetric_mode=False), dtype=np.int64)
-        return cls(exact.csr_parts(P[order][:, order]), order)
+        position = np.empty_like(order)
+        position[order] = np.arange(n)
+        return cls(exact.csr_parts(P[order][:, order]), order, position)
 
     def fields(self, kernel: int, Y: np.ndarray, n_space: int,
                settings: FFTSettings | None = None, with_cost: bool = True) -> PairFields:
-        """:func:`fft_pair_fields` at ``Y`` (the caller's numbering in and out)."""
-        f = fft_pair_fields(kernel, Y[self.order], n_space, self.parts, settings, with_cost)
-        att, rep = np.empty_like(f.att), np.empty_like(f.rep)
-        att[self.order] = f.att
-        rep[self.order] = f.rep
-        return f._replace(att=att, rep=rep)
+        """:func:`fft_pair_fields` at ``Y`` (the caller's numbering in and out; np.take, ~10x
+        faster than fancy indexing for these n x d gathers)."""
+        moved = np.take(np.asarray(Y, dtype=np.float64), self.order, axis=0)
+        f = fft_pair_fields(kernel, moved, n_space, self.parts, settings, with_cost)
+        return f._replace(att=np.take(f.att, self.position, axis=0),
+                          rep=np.take(f.rep, self.position, axis=0))
