@@ -89,7 +89,6 @@ class ElasticCost:
                 raise ValueError("V-: must be symmetric (only its upper triangle is read)")
         self.V_minus = V_minus
         self.parts = kernel_mod.csr_parts(V)
-        self._renumbered: neighbour_fft.RenumberedP | None = None  # the FFT path's V+
         self.lam = float(lam)
         self.n_space = n_space
         self._set_repulsion(repulsion, fft)
@@ -102,8 +101,6 @@ class ElasticCost:
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, V+ has {self.n}")
         if self.repulsion == "fft":
-            if self._renumbered is None:  # once, at the first call
-                self._renumbered = neighbour_fft.RenumberedP.of(self.parts)
             f = self._renumbered.fields(kernel_mod.SNE, Y, self.n_space, self.fft, with_cost)
         else:
             f = kernel_mod.pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.V_minus)
@@ -141,6 +138,11 @@ class ElasticCost:
         if repulsion == "fft":
             neighbour_fft.check_supported(kernel_mod.SNE, self.n_space, 0, self.V_minus)
         self.repulsion, self.fft = repulsion, fft
+        # the FFT path's V+, renumbered here once: with_lam's copies (one per homotopy stage)
+        # share it
+        self._renumbered = (
+            neighbour_fft.RenumberedP.of(self.parts) if repulsion == "fft" else None
+        )
 
 
 def elastic_costs(

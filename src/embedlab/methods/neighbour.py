@@ -175,7 +175,8 @@ class NeighbourKL:
         self._recent: list[float] = []  # the last unexaggerated float32 costs
         self.n = P.shape[0]
         self.parts = kernel_mod.csr_parts(P)
-        self._renumbered: neighbour_fft.RenumberedP | None = None  # the FFT path's P
+        # the FFT path's P (its points renumbered once)
+        self._renumbered = neighbour_fft.RenumberedP.of(self.parts) if repulsion == "fft" else None
         data = self.parts[2]
         self.entropy_term = float(np.sum(data * np.log(data)))  # sum p log p
 
@@ -184,8 +185,6 @@ class NeighbourKL:
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, P has {self.n}")
         if self.repulsion == "fft":
-            if self._renumbered is None:  # once, at the first call
-                self._renumbered = neighbour_fft.RenumberedP.of(self.parts)
             return self._renumbered.fields(
                 self.kernel.kernel_id, Y, self.n_space, self.fft, with_cost
             )
