@@ -43,12 +43,12 @@ def random_triplets(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
     return out
 
 
-def reference_cost_grad(code, param, X, triplets):
+def reference_cost_grad(code, param, X, triplets, use_log=True):
     """Dense numpy version of coords_cost_grad (np.add.at scatter)."""
     i, j, l = triplets.T
     a = ((X[i] - X[j]) ** 2).sum(1)
     b = ((X[i] - X[l]) ** 2).sum(1)
-    terms = [kern.triplet_loss(code, param, a[t], b[t]) for t in range(len(a))]
+    terms = [kern.objective_term(code, param, use_log, a[t], b[t]) for t in range(len(a))]
     loss, ga, gb = (np.array(v) for v in zip(*terms, strict=True))
     u = 2.0 * ga[:, None] * (X[i] - X[j])
     v = 2.0 * gb[:, None] * (X[i] - X[l])
@@ -102,7 +102,7 @@ def test_fused_coordinate_kernel_matches_numpy_reference(name, dims):
     n, m = 25, 400
     X = rng.normal(size=(n, dims))
     trip = random_triplets(rng, n, m)
-    cost, G = kern.coords_cost_grad(code, param, X, trip)
+    cost, G = kern.coords_cost_grad(code, param, X, trip, True)
     ref_cost, ref_G = reference_cost_grad(code, param, X, trip)
     assert cost == pytest.approx(ref_cost, rel=1e-12)
     np.testing.assert_allclose(G, ref_G, rtol=1e-10, atol=1e-12)
@@ -116,9 +116,9 @@ def test_fused_kernel_is_independent_of_the_thread_count():
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        c1, g1 = kern.coords_cost_grad(kern.TSTE, 2.0, X, trip)
+        c1, g1 = kern.coords_cost_grad(kern.TSTE, 2.0, X, trip, True)
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-        c2, g2 = kern.coords_cost_grad(kern.TSTE, 2.0, X, trip)
+        c2, g2 = kern.coords_cost_grad(kern.TSTE, 2.0, X, trip, True)
     finally:
         numba.set_num_threads(before)
     assert c1 == c2
@@ -128,7 +128,7 @@ def test_fused_kernel_is_independent_of_the_thread_count():
 def test_fewer_triplets_than_chunks():
     X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
     trip = np.array([[0, 1, 2]], dtype=np.int64)
-    cost, G = kern.coords_cost_grad(kern.STE, 0.0, X, trip)
+    cost, G = kern.coords_cost_grad(kern.STE, 0.0, X, trip, True)
     ref_cost, ref_G = reference_cost_grad(kern.STE, 0.0, X, trip)
     assert cost == pytest.approx(ref_cost)
     np.testing.assert_allclose(G, ref_G)
@@ -167,9 +167,9 @@ def test_gram_gather_matches_numpy_reference(name):
     Y = rng.normal(size=(n, 3))
     K = Y @ Y.T + 0.01 * rng.normal(size=(n, n))  # deliberately not symmetric
     trip = random_triplets(rng, n, 120)
-    loss, ga, gb = kern.triplet_terms(code, param, K, trip, True)
+    loss, ga, gb = kern.triplet_terms(code, param, K, trip, True, True)
     indptr, slots = kern.incidence(trip, n)
-    G = kern.gather_grad_gram(n, trip, indptr, slots, ga, gb)
+    G = kern.gather_grad_gram(n, trip, indptr, slots, ga, gb, False)
     ref = np.zeros((n, n))
     i, j, l = trip.T
     np.add.at(ref, (i, i), ga + gb)
@@ -183,3 +183,58 @@ def test_gram_gather_matches_numpy_reference(name):
     a, b = kern.sq_dists(K, trip, True)
     ref_loss = [kern.triplet_loss(code, param, a[t], b[t])[0] for t in range(len(a))]
     np.testing.assert_allclose(loss, ref_loss, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["STE", "t-STE", "t-STE alpha=4"])
+def test_sum_of_probabilities_term_is_minus_p_with_its_derivatives(name):
+    code, param = LOSSES[name]
+    for a, b in [(0.3, 1.7), (2.0, 0.1), (1.0, 1.0)]:
+        p = math.exp(-reference_loss(code, param, a, b))
+        loss, ga, gb = kern.objective_term(code, param, False, a, b)
+        assert loss == pytest.approx(-p, rel=1e-12)
+        h = 1e-6
+        fa = kern.objective_term(code, param, False, a + h, b)[0]
+        fa -= kern.objective_term(code, param, False, a - h, b)[0]
+        fb = kern.objective_term(code, param, False, a, b + h)[0]
+        fb -= kern.objective_term(code, param, False, a, b - h)[0]
+        assert ga == pytest.approx(fa / (2 * h), rel=1e-6)
+        assert gb == pytest.approx(fb / (2 * h), rel=1e-6)
+        assert kern.objective_term(code, param, True, a, b) == kern.triplet_loss(code, param, a, b)
+
+
+@pytest.mark.parametrize("name", ["STE", "t-STE"])
+def test_fused_kernel_sum_of_probabilities_matches_numpy_reference(name):
+    code, param = LOSSES[name]
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(25, 2))
+    trip = random_triplets(rng, 25, 300)
+    cost, G = kern.coords_cost_grad(code, param, X, trip, False)
+    ref_cost, ref_G = reference_cost_grad(code, param, X, trip, use_log=False)
+    assert cost == pytest.approx(ref_cost, rel=1e-12)
+    assert cost < 0  # -sum p
+    np.testing.assert_allclose(G, ref_G, rtol=1e-10, atol=1e-12)
+    log_cost, _ = kern.coords_cost_grad(code, param, X, trip, True)
+    assert log_cost > 0
+
+
+def test_one_sided_gram_gather_puts_the_pair_derivatives_on_k_ij_and_k_il_only():
+    code, param = LOSSES["STE"]
+    rng = np.random.default_rng(9)
+    n = 14
+    Y = rng.normal(size=(n, 3))
+    K = Y @ Y.T
+    trip = random_triplets(rng, n, 120)
+    _, ga, gb = kern.triplet_terms(code, param, K, trip, True, True)
+    indptr, slots = kern.incidence(trip, n)
+    G = kern.gather_grad_gram(n, trip, indptr, slots, ga, gb, True)
+    ref = np.zeros((n, n))
+    i, j, l = trip.T
+    np.add.at(ref, (i, i), ga + gb)
+    np.add.at(ref, (j, j), ga)
+    np.add.at(ref, (l, l), gb)
+    np.add.at(ref, (i, j), -2 * ga)
+    np.add.at(ref, (i, l), -2 * gb)
+    np.testing.assert_allclose(G, ref, rtol=1e-12, atol=1e-12)
+    sym = kern.gather_grad_gram(n, trip, indptr, slots, ga, gb, False)
+    np.testing.assert_allclose(0.5 * (G + G.T), sym, rtol=1e-12, atol=1e-12)
+    assert not np.allclose(G, G.T)

@@ -23,6 +23,7 @@ from embedlab.methods.triplets import (
     check_triplets,
     gram_embedding,
     project_psd,
+    project_psd_released,
     project_unit_diagonal,
 )
 
@@ -107,6 +108,79 @@ def test_gram_objective_gradient_matches_finite_differences(name, lam):
     assert np.linalg.norm(fd) > 1e-3
     assert relative_error(G, fd) < 1e-6
     assert np.allclose(G, G.T)
+
+
+@pytest.mark.parametrize("name", ["STE", "t-STE", "t-STE alpha=2"])
+@pytest.mark.parametrize("lam", [0.0, 0.3])
+def test_sum_of_probabilities_coordinate_gradient_matches_finite_differences(name, lam):
+    code, param = X_LOSSES[name]
+    rng = np.random.default_rng(7)
+    n, m = 10, 60
+    trip = random_triplets(rng, n, m)
+    X = rng.normal(size=(n, 2))
+    objective = CoordsObjective(code, param, lam, trip, use_log=False)
+    cost, G = objective(X)
+    i, j, l = trip.T
+    a = ((X[i] - X[j]) ** 2).sum(1)
+    b = ((X[i] - X[l]) ** 2).sum(1)
+    if code == kern.STE:
+        p = np.exp(-a) / (np.exp(-a) + np.exp(-b))
+    else:
+        q = lambda d: (1 + d / param) ** (-(param + 1) / 2)  # noqa: E731
+        p = q(a) / (q(a) + q(b))
+    assert cost == pytest.approx(-p.sum() + lam * np.sum(X**2), rel=1e-10)
+    fd = central_difference(lambda Z: objective(Z)[0], X)
+    assert np.linalg.norm(fd) > 1e-3
+    assert relative_error(G, fd) < 1e-6
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.4])
+def test_sum_of_probabilities_gram_gradient_matches_finite_differences(lam):
+    n, trip, K, a, b = gram_problem(12, 3)
+    objective = GramObjective(kern.STE, 0.0, lam, trip, n, loss_weight=0.6, use_log=False)
+    cost, G = objective(K)
+    p = np.exp(-a) / (np.exp(-a) + np.exp(-b))
+    assert cost == pytest.approx(-0.6 * p.sum() + lam * np.trace(K), rel=1e-10)
+    fd = central_difference(lambda Z: objective(Z)[0], K)
+    assert np.linalg.norm(fd) > 1e-3
+    assert relative_error(G, fd) < 1e-6
+
+
+@pytest.mark.parametrize("name", list(K_LOSSES))
+def test_one_sided_gram_gradient_is_the_derivative_with_a_read_off_k_ij(name):
+    # the released gradient differentiates a = k_ii + k_jj - 2 k_ij in K's (i, j) entry:
+    # its symmetric part is the exact gradient of C(K), its antisymmetric part is not zero
+    code, param = K_LOSSES[name]
+    n, trip, K, a, b = gram_problem(11, 4)
+    exact = GramObjective(code, param, 0.3, trip, n)
+    coded = GramObjective(code, param, 0.3, trip, n, one_sided=True)
+    c1, G1 = exact(K)
+    c2, G2 = coded(K)
+    assert c1 == c2
+    np.testing.assert_allclose(0.5 * (G2 + G2.T), G1, rtol=1e-12, atol=1e-12)
+    assert np.abs(G2 - G2.T).max() > 1e-3
+    i, j = trip[0, 0], trip[0, 1]
+    mask = np.zeros((n, n), dtype=bool)
+    mask[trip[:, 0], trip[:, 1]] = mask[trip[:, 0], trip[:, 2]] = True
+    lower_only = ~mask & mask.T  # (j, i) entries with no triplet having i at (i, j) or (i, l)
+    assert np.all(G2[lower_only] == 0.0)
+    assert G2[i, j] != 0.0
+
+
+def test_released_ste_k_cost_holds_lam_n_and_its_gradient_lam_i():
+    n, trip, K, a, b = gram_problem(22, 3)
+    lam = 0.4
+    coded = GramObjective(kern.STE, 0.0, lam, trip, n, loss_weight=1 - lam, trace_in_cost=False)
+    exact = GramObjective(kern.STE, 0.0, lam, trip, n, loss_weight=1 - lam)
+    cost, G = coded(K)
+    nll = -np.log(np.exp(-a) / (np.exp(-a) + np.exp(-b))).sum()
+    assert cost == pytest.approx((1 - lam) * nll + lam * n, rel=1e-12)
+    np.testing.assert_array_equal(G, exact(K)[1])
+    # the cost difference of two kernels is the likelihood's alone
+    K2 = 3.0 * K
+    a2, b2 = kern.sq_dists(K2, trip, True)
+    nll2 = -np.log(np.exp(-a2) / (np.exp(-a2) + np.exp(-b2))).sum()
+    assert coded(K2)[0] - cost == pytest.approx((1 - lam) * (nll2 - nll), rel=1e-10)
 
 
 def test_objective_costs_match_the_formulas():
@@ -498,6 +572,115 @@ def test_coded_k_forms_start_at_rank_two_and_ckl_k_keeps_its_diagonal_free():
     with pytest.raises(ValueError, match="repeats"):
         STE(max_iter=2).fit(self_trip, n=15)
     STE(max_iter=2).fit(self_trip, n=15, allow_self=True)
+
+
+# ------------------------------------------------- the authors' released K forms and GNMDS-X
+
+
+def test_released_projection_keeps_the_real_positive_eigenpairs_of_the_general_problem():
+    rng = np.random.default_rng(3)
+    Y = rng.normal(size=(8, 3))
+    S = Y @ Y.T - 0.5 * np.eye(8)
+    # symmetric input: the Frobenius projection
+    np.testing.assert_allclose(project_psd_released(S), project_psd(S), atol=1e-10)
+    A = rng.normal(size=(8, 8))
+    M = S + 0.05 * (A - A.T)  # a non-symmetric step result
+    w, V = np.linalg.eig(M)
+    keep = w.real > 0
+    Vr = V[:, keep].real
+    expected = (Vr * w.real[keep]) @ Vr.T
+    P = project_psd_released(M)
+    np.testing.assert_allclose(P, expected, atol=1e-10)
+    np.testing.assert_allclose(P, P.T, atol=1e-12)
+    assert not np.allclose(P, project_psd(M), atol=1e-6)
+    assert project_psd_released(-np.eye(4) - 0.1) is None
+    P32 = project_psd_released(M, precision="float32")
+    np.testing.assert_allclose(P32, P, atol=1e-4)
+
+
+def test_descent_stops_at_an_empty_projection_and_returns_the_best_iterate():
+    seen = []
+
+    def project(x):
+        seen.append(x.copy())
+        return None if len(seen) == 3 else x
+
+    res = adaptive_descent(
+        lambda x: (float(np.sum((x - 5.0) ** 2)), 2.0 * (x - 5.0)),
+        np.zeros(2), step=0.1, max_iter=100, project=project,
+    )  # fmt: skip
+    assert res.n_iter == 3 and len(res.costs) == 3
+    np.testing.assert_allclose(res.x, seen[1])  # the second step's result, cost 3rd lowest
+    assert res.cost == pytest.approx(res.costs[-1])
+
+
+def test_released_gnmds_k_first_empty_projection_returns_the_start_not_zero():
+    # a trace weight so large that the first step leaves no positive eigenvalue: the
+    # released code stops with its best (the starting) kernel; the symmetric projection
+    # returns K = 0, which ties every triplet
+    rng = np.random.default_rng(0)
+    trip = random_triplets(rng, 12, 80)
+    common = dict(form="K", loss_weight=0.01, lam=50.0, init_rank=2, random_state=0)
+    released = GNMDS(kform="released", max_iter=20, **common).fit(trip, n=12)
+    assert released.n_iter_ == 1
+    assert np.abs(released.kernel_).max() > 1e-3
+    a, b = kern.sq_dists(released.kernel_, trip, True)
+    assert np.mean(a == b) < 0.5
+    symmetric = GNMDS(max_iter=20, **common).fit(trip, n=12)
+    assert np.abs(symmetric.kernel_).max() == 0.0
+
+
+def test_best_after_step_records_the_iterate_after_the_lowest_cost():
+    target = np.array([1.0, -2.0])
+
+    def f(x):
+        return float(np.sum((x - target) ** 2)), 2.0 * (x - target)
+
+    plain = adaptive_descent(f, np.zeros(2), step=0.3, max_iter=4)
+    late = adaptive_descent(f, np.zeros(2), step=0.3, max_iter=4, best_after_step=True)
+    # the cost falls every iteration: the plain rule returns the 4th iterate, the late
+    # record the 5th (the step taken from the 4th)
+    assert plain.cost == late.cost == min(plain.costs)
+    np.testing.assert_allclose(late.x, plain.x - plain.steps[-1] * f(plain.x)[1])
+
+
+def test_released_ckl_k_returns_the_kernel_one_step_after_its_best():
+    rng = np.random.default_rng(5)
+    trip = random_triplets(rng, 15, 200)
+    common = dict(form="K", mu=0.05, unit_diagonal=False, init_rank=2, random_state=0)
+    start = CKL(max_iter=1, kform="released", learning_rate=1e-12, **common).fit(trip, n=15)
+    one = CKL(max_iter=1, kform="released", learning_rate=5.0, **common).fit(trip, n=15)
+    sym = CKL(max_iter=1, learning_rate=5.0, **common).fit(trip, n=15)
+    assert np.linalg.matrix_rank(sym.kernel_, tol=1e-10) == 2  # the start, x0
+    assert not np.allclose(one.kernel_, start.kernel_, atol=1e-6)  # the step's result
+    with pytest.raises(ValueError, match="no unit diagonal"):
+        CKL(form="K", kform="released").fit(trip, n=15)
+    with pytest.raises(ValueError, match="adaptive solver only"):
+        STE(form="K", kform="released", solver="accelerated").fit(trip, n=15)
+
+
+def test_min_iter_keeps_the_step_rule_from_stopping_early():
+    rng = np.random.default_rng(6)
+    trip = random_triplets(rng, 15, 200)
+    # a step so small that no iteration lowers the cost by tol: stop after 5 ...
+    quick = GNMDS(learning_rate=1e-12, random_state=0).fit(trip, n=15)
+    assert quick.n_iter_ == 6
+    # ... unless at least 50 iterations are required (the released GNMDS-X)
+    coded = GNMDS(learning_rate=1e-12, min_iter=50, random_state=0).fit(trip, n=15)
+    assert coded.n_iter_ == 50
+    with pytest.raises(ValueError, match="min_iter"):
+        GNMDS(min_iter=-1).fit(trip, n=15)
+
+
+def test_use_log_false_changes_the_fit_and_is_validated():
+    rng = np.random.default_rng(7)
+    trip = random_triplets(rng, 20, 300)
+    a = TSTE(alpha=1.0, max_iter=50, random_state=0).fit(trip, n=20)
+    b = TSTE(alpha=1.0, use_log=False, max_iter=50, random_state=0).fit(trip, n=20)
+    assert a.cost_ > 0 > b.cost_  # -sum log p > 0, -sum p < 0
+    assert not np.allclose(a.embedding_, b.embedding_)
+    with pytest.raises(ValueError, match="use_log"):
+        STE(use_log="no").fit(trip, n=20)
 
 
 # ------------------------------------------------------------- the accelerated solver

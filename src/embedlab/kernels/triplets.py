@@ -10,7 +10,12 @@ derivatives dL/da, dL/db; the loss is chosen by an integer code and one scalar p
 * t-STE  L = -log p,  p = q(a) / (q(a) + q(b)),
          q(d) = (1 + d / alpha)^(-(alpha + 1) / 2)                 (param = alpha > 0)
 
-Two loops use it:
+:func:`objective_term` turns a probabilistic loss into the term of the objective: -log p
+(``use_log``, the log-likelihood of the paper's STE and t-STE, section 4) or -p (the sum of
+probabilities, an option of the authors' released ``tste.m`` and STE code), with
+dL/da = p d(-log p)/da since p = exp(-(-log p)).
+
+Two loops use :func:`objective_term`:
 
 * :func:`coords_cost_grad` -- X forms: cost and dC/dX in one pass over the triplets,
   da/dx_i = 2 (x_i - x_j), da/dx_j = -2 (x_i - x_j) (b alike with l). The triplets are cut
@@ -82,6 +87,20 @@ def triplet_loss(code: int, param: float, a: float, b: float) -> tuple[float, fl
 
 
 @numba.njit(cache=True, inline="always")
+def objective_term(
+    code: int, param: float, use_log: bool, a: float, b: float
+) -> tuple[float, float, float]:
+    """(L, dL/da, dL/db) of one triplet's term of the objective: L = -log p when ``use_log``
+    (the hinge for GNMDS), else L = -p = -exp(log p), whose derivatives are p times those of
+    -log p (the sum-of-probabilities objective; meaningful for the probabilistic losses)."""
+    loss, ga, gb = triplet_loss(code, param, a, b)
+    if use_log:
+        return loss, ga, gb
+    p = math.exp(-loss)
+    return -p, p * ga, p * gb
+
+
+@numba.njit(cache=True, inline="always")
 def _sq_dists(Z: np.ndarray, i: int, j: int, l: int, gram: bool) -> tuple[float, float]:
     """(d_ij^2, d_il^2) from coordinates Z = X, or from a Gram matrix Z = K when ``gram``."""
     if gram:
@@ -112,9 +131,10 @@ def sq_dists(Z: np.ndarray, triplets: np.ndarray, gram: bool) -> tuple[np.ndarra
 
 @numba.njit(parallel=True, cache=True)
 def coords_cost_grad(
-    code: int, param: float, X: np.ndarray, triplets: np.ndarray
+    code: int, param: float, X: np.ndarray, triplets: np.ndarray, use_log: bool
 ) -> tuple[float, np.ndarray]:
-    """C = sum_t L(a_t, b_t) and dC/dX for coordinates X (n x dims), in one pass.
+    """C = sum_t L(a_t, b_t) and dC/dX for coordinates X (n x dims), in one pass; L is
+    :func:`objective_term`'s (-log p when ``use_log``, else -p).
 
     Triplet t = (i, j, l) adds 2 L_a (x_i - x_j) + 2 L_b (x_i - x_l) to row i,
     -2 L_a (x_i - x_j) to row j and -2 L_b (x_i - x_l) to row l.
@@ -129,7 +149,7 @@ def coords_cost_grad(
         for t in range(c * m // N_CHUNKS, (c + 1) * m // N_CHUNKS):
             i, j, l = triplets[t, 0], triplets[t, 1], triplets[t, 2]
             a, b = _sq_dists(X, i, j, l, False)
-            loss, ga, gb = triplet_loss(code, param, a, b)
+            loss, ga, gb = objective_term(code, param, use_log, a, b)
             total += loss
             if ga == 0.0 and gb == 0.0:
                 continue
@@ -157,17 +177,18 @@ def coords_cost_grad(
 
 @numba.njit(parallel=True, cache=True)
 def triplet_terms(
-    code: int, param: float, Z: np.ndarray, triplets: np.ndarray, gram: bool
+    code: int, param: float, Z: np.ndarray, triplets: np.ndarray, gram: bool, use_log: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-triplet loss and derivatives (L_t, dL/da_t, dL/db_t) of loss ``code`` at the
-    squared distances of coordinates Z = X, or of a Gram matrix Z = K when ``gram``."""
+    """Per-triplet terms and derivatives (L_t, dL/da_t, dL/db_t) of loss ``code``
+    (:func:`objective_term`: -log p when ``use_log``, else -p) at the squared distances of
+    coordinates Z = X, or of a Gram matrix Z = K when ``gram``."""
     m = triplets.shape[0]
     loss = np.empty(m)
     ga = np.empty(m)
     gb = np.empty(m)
     for t in numba.prange(m):
         a, b = _sq_dists(Z, triplets[t, 0], triplets[t, 1], triplets[t, 2], gram)
-        loss[t], ga[t], gb[t] = triplet_loss(code, param, a, b)
+        loss[t], ga[t], gb[t] = objective_term(code, param, use_log, a, b)
     return loss, ga, gb
 
 
@@ -191,14 +212,21 @@ def gather_grad_gram(
     slots: np.ndarray,
     ga: np.ndarray,
     gb: np.ndarray,
+    one_sided: bool,
 ) -> np.ndarray:
     """dC/dK for C = sum_t L_t with a = k_ii + k_jj - k_ij - k_ji (and b alike with l).
 
     Row p holds dC/dk_pq; point p writes only its own row: as i it adds L_a + L_b to k_ii,
     -L_a to k_ij and -L_b to k_il; as j, L_a to k_jj and -L_a to k_ji; as l, L_b to k_ll and
-    -L_b to k_li.
+    -L_b to k_li (symmetric).
+
+    ``one_sided`` is the weighting of the authors' released K-form gradients, which read
+    a = k_ii + k_jj - 2 k_ij off K's upper entry: the whole -2 L_a goes to k_ij and -2 L_b to
+    k_il, nothing to k_ji and k_li. Its symmetric part is the symmetric gradient; the rest is
+    antisymmetric.
     """
     G = np.zeros((n, n))
+    off = 2.0 if one_sided else 1.0
     for p in numba.prange(n):
         for s in range(indptr[p], indptr[p + 1]):
             t = slots[s] // 3
@@ -206,12 +234,14 @@ def gather_grad_gram(
             i, j, l = triplets[t, 0], triplets[t, 1], triplets[t, 2]
             if role == 0:
                 G[p, p] += ga[t] + gb[t]
-                G[p, j] -= ga[t]
-                G[p, l] -= gb[t]
+                G[p, j] -= off * ga[t]
+                G[p, l] -= off * gb[t]
             elif role == 1:
                 G[p, p] += ga[t]
-                G[p, i] -= ga[t]
+                if not one_sided:
+                    G[p, i] -= ga[t]
             else:
                 G[p, p] += gb[t]
-                G[p, i] -= gb[t]
+                if not one_sided:
+                    G[p, i] -= gb[t]
     return G

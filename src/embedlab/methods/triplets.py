@@ -23,10 +23,30 @@ restarted on a failed step, stopping when no step lowers the cost by ``tol`` |C|
 X forms start from N(0, 1e-4^2), K forms from K = Y Y^T with Y ~ N(0, 0.1^2) (n x dims, or
 n x ``init_rank``).
 
+STE and t-STE maximise sum_t log p_t (``use_log=True``, the paper's objective) or the sum of
+probabilities sum_t p_t (``use_log=False``, an option of the authors' released code).
+
 The t-STE authors' released code weighs the K forms' terms differently; the estimators express
 it with ``loss_weight`` (w) and ``lam``: C(K) = w sum_t L + lam trace(K). Their GNMDS-K is
 w = mu, lam = 1 - mu; their STE-K w = 1 - lambda, lam = lambda; their CKL-K keeps only the PSD
 projection (``unit_diagonal=False``); their K forms start at rank 2 (``init_rank=2``).
+``kform="released"`` runs a K form as that code does (``kform="symmetric"``, the default, is
+the exact projected gradient of C(K) above):
+
+* the gradient puts the derivative of a = k_ii + k_jj - 2 k_ij on k_ij alone (-2 L_a; k_ji
+  gets nothing), a non-symmetric matrix; the step's result is projected by the eigenpairs
+  of the general (non-symmetric) eigenproblem, their real parts, keeping the positive
+  eigenvalues: K = Re(V)_+ Re(L)_+ Re(V)_+^T (:func:`project_psd_released`);
+* a projection that finds no positive eigenvalue ends the descent, which returns the best
+  iterate so far;
+* STE-K: the code evaluates its regulariser on exp(-D) instead of K, and trace(exp(-D)) = n:
+  the cost (hence the step rule and the best iterate) sees lam n, a constant, while the
+  gradient keeps lam I;
+* CKL-K: the best iterate is recorded after the step that follows its cost's evaluation
+  (the iterate one step later than the one with the lowest cost).
+
+GNMDS's ``min_iter`` (50 in the released X form) keeps the descent going for at least that
+many iterations whatever the step rule says.
 """
 
 from __future__ import annotations
@@ -97,14 +117,18 @@ def check_triplets(
 
 
 class CoordsObjective:
-    """C(X) = sum_t L(||x_i - x_j||^2, ||x_i - x_l||^2) + lam ||X||_F^2 and dC/dX."""
+    """C(X) = sum_t L(||x_i - x_j||^2, ||x_i - x_l||^2) + lam ||X||_F^2 and dC/dX; L = -log p
+    when ``use_log`` (the hinge for GNMDS), else -p (:func:`kern.objective_term`)."""
 
-    def __init__(self, loss: int, param: float, lam: float, triplets: np.ndarray):
+    def __init__(
+        self, loss: int, param: float, lam: float, triplets: np.ndarray, use_log: bool = True
+    ):
         self.loss, self.param, self.lam = int(loss), float(param), float(lam)
+        self.use_log = bool(use_log)
         self.triplets = np.ascontiguousarray(triplets, dtype=np.int64)
 
     def __call__(self, X: np.ndarray) -> tuple[float, np.ndarray]:
-        cost, G = kern.coords_cost_grad(self.loss, self.param, X, self.triplets)
+        cost, G = kern.coords_cost_grad(self.loss, self.param, X, self.triplets, self.use_log)
         cost = float(cost)
         if self.lam:
             cost += self.lam * float(np.sum(X * X))
@@ -115,7 +139,14 @@ class CoordsObjective:
 class GramObjective:
     """C(K) = w sum_t L(k_ii + k_jj - k_ij - k_ji, k_ii + k_ll - k_il - k_li) + lam trace(K)
     and dC/dK (each entry of K treated as a free variable; symmetric for symmetric K);
-    w = ``loss_weight`` (1 unless a convex weighting of the two terms is wanted)."""
+    w = ``loss_weight`` (1 unless a convex weighting of the two terms is wanted); L = -log p
+    when ``use_log`` (the hinge for GNMDS), else -p.
+
+    ``one_sided``: the gradient of the authors' released code (the whole derivative of a on
+    k_ij, of b on k_il: :func:`kern.gather_grad_gram`). ``trace_in_cost=False``: the cost
+    holds lam n instead of lam trace(K) (the released STE-K's regulariser, evaluated on
+    exp(-D), whose diagonal is 1), the gradient still lam I.
+    """
 
     def __init__(
         self,
@@ -125,22 +156,31 @@ class GramObjective:
         triplets: np.ndarray,
         n: int,
         loss_weight: float = 1.0,
+        use_log: bool = True,
+        one_sided: bool = False,
+        trace_in_cost: bool = True,
     ):
         self.loss, self.param, self.lam, self.n = int(loss), float(param), float(lam), int(n)
         self.loss_weight = float(loss_weight)
+        self.use_log, self.one_sided = bool(use_log), bool(one_sided)
+        self.trace_in_cost = bool(trace_in_cost)
         self.triplets = np.ascontiguousarray(triplets, dtype=np.int64)
         self.indptr, self.slots = kern.incidence(self.triplets, n)
 
     def __call__(self, K: np.ndarray) -> tuple[float, np.ndarray]:
-        loss, ga, gb = kern.triplet_terms(self.loss, self.param, K, self.triplets, True)
+        loss, ga, gb = kern.triplet_terms(
+            self.loss, self.param, K, self.triplets, True, self.use_log
+        )
         w = self.loss_weight
         if w != 1.0:
             ga *= w
             gb *= w
-        G = kern.gather_grad_gram(self.n, self.triplets, self.indptr, self.slots, ga, gb)
+        G = kern.gather_grad_gram(
+            self.n, self.triplets, self.indptr, self.slots, ga, gb, self.one_sided
+        )
         cost = w * float(np.sum(loss))
         if self.lam:
-            cost += self.lam * float(np.trace(K))
+            cost += self.lam * (float(np.trace(K)) if self.trace_in_cost else self.n)
             G[np.diag_indices(self.n)] += self.lam
         return cost, G
 
@@ -168,6 +208,30 @@ def project_psd(K: np.ndarray, precision: str = "float64") -> np.ndarray:
         raise ValueError(f"project_psd: precision must be float32 or float64, got {precision!r}")
     positive = w > 0.0
     Vp = V[:, positive]
+    return ((Vp * w[positive]) @ Vp.T).astype(np.float64, copy=False)
+
+
+def project_psd_released(K: np.ndarray, precision: str = "float64") -> np.ndarray | None:
+    """The authors' released projection of a (non-symmetric) matrix: the eigenpairs of the
+    general eigenproblem K V = V L (LAPACK geev, as MATLAB's eig), their real parts, and
+    Re(V)_+ Re(L)_+ Re(V)_+^T over the eigenvalues with positive real part (a symmetric PSD
+    matrix; for a symmetric K the Frobenius projection). None when no eigenvalue is
+    positive: the released code stops there. ``precision="float32"``: single-precision geev.
+    """
+    if precision == "float32":
+        A = K.astype(np.float32)
+    elif precision == "float64":
+        A = np.array(K, dtype=np.float64)
+    else:
+        raise ValueError(
+            f"project_psd_released: precision must be float32 or float64, got {precision!r}"
+        )
+    w, V = scipy.linalg.eig(A, overwrite_a=True, check_finite=False)
+    w = w.real
+    positive = w > 0.0
+    if not positive.any():
+        return None
+    Vp = np.ascontiguousarray(V[:, positive].real)
     return ((Vp * w[positive]) @ Vp.T).astype(np.float64, copy=False)
 
 
@@ -226,17 +290,22 @@ def adaptive_descent(
     max_iter: int = 1000,
     tol: float = 1e-7,
     patience: int = 5,
-    project: Callable[[np.ndarray], np.ndarray] | None = None,
+    project: Callable[[np.ndarray], np.ndarray | None] | None = None,
     name: str = "objective",
     verbose: bool = False,
+    min_iter: int = 0,
+    best_after_step: bool = False,
 ) -> DescentResult:
     """(Projected) gradient descent with van der Maaten's step rule.
 
     x <- project(x - eta grad C(x)); eta *= 1.01 when C dropped by more than ``tol`` (an
     absolute amount, 1e-7 as in the reference code) since the previous iterate, else
-    eta *= 0.5. Stops after ``patience``
-    consecutive non-decreasing iterations or ``max_iter`` iterations; returns the iterate
-    with the lowest cost. A non-finite cost or gradient raises FloatingPointError.
+    eta *= 0.5. Stops after ``patience`` consecutive non-decreasing iterations (once at
+    least ``min_iter`` iterations ran), after ``max_iter`` iterations, or when ``project``
+    returns None (no feasible point: the released K forms' empty PSD projection); returns
+    the iterate with the lowest cost -- or, with ``best_after_step``, the iterate that the
+    step from it produced (the released CKL-K's record). A non-finite cost or gradient raises
+    FloatingPointError.
     """
     if not (np.isfinite(step) and step > 0):
         raise ValueError(f"{name}: step must be a positive number, got {step}")
@@ -255,12 +324,17 @@ def adaptive_descent(
                 f"{name}: optimisation diverged at iteration {it} (cost {cost}, step {eta:.3g})"
             )
         costs.append(cost)
-        if cost < best_cost:
+        improved = cost < best_cost
+        if improved and not best_after_step:
             best_x, best_cost = x, cost
         x = x - eta * grad
         steps.append(eta)
         if project is not None:
             x = project(x)
+            if x is None:
+                break
+        if improved and best_after_step:
+            best_x, best_cost = x, cost
         if prev > cost + tol:
             eta *= 1.01
             no_decrease = 0
@@ -270,7 +344,7 @@ def adaptive_descent(
         prev = cost
         if verbose and it % 100 == 0:
             print(f"{name}: iteration {it}, cost {cost:.6g}, step {eta:.3g}", flush=True)
-        if no_decrease >= patience:
+        if no_decrease >= patience and it >= min_iter:
             break
     return DescentResult(x=best_x, cost=float(best_cost), n_iter=it, costs=costs, steps=steps)
 
@@ -404,6 +478,20 @@ class _TripletEmbedding(BaseEstimator):
         r = getattr(self, "init_rank", None)
         if r is not None and (isinstance(r, bool) or not isinstance(r, int | np.integer) or r < 1):
             raise ValueError(f"{name}: init_rank must be a positive integer or None, got {r!r}")
+        if not isinstance(getattr(self, "use_log", True), bool | np.bool_):
+            raise ValueError(f"{name}: use_log must be True or False, got {self.use_log!r}")
+        kform = getattr(self, "kform", "symmetric")
+        if kform not in ("symmetric", "released"):
+            raise ValueError(f"{name}: kform must be symmetric or released, got {kform!r}")
+        if kform == "released" and form == "K" and self.solver != "adaptive":
+            raise ValueError(f"{name}: kform='released' runs the adaptive solver only")
+        if kform == "released" and form == "K" and getattr(self, "unit_diagonal", False):
+            raise ValueError(f"{name}: kform='released' has no unit diagonal")
+        k = getattr(self, "min_iter", 0)
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
+            raise ValueError(f"{name}: min_iter must be an integer >= 0, got {k!r}")
+        if k and self.solver != "adaptive":
+            raise ValueError(f"{name}: min_iter applies to the adaptive solver only")
 
     def fit(
         self, triplets: Any, n: int | None = None, allow_self: bool = False
@@ -422,21 +510,34 @@ class _TripletEmbedding(BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         dims = int(self.n_components)
         param = self._loss_param()
+        use_log = bool(getattr(self, "use_log", True))
+        released = form == "K" and getattr(self, "kform", "symmetric") == "released"
+        extra: dict[str, Any] = {}
+        if getattr(self, "min_iter", 0):
+            extra["min_iter"] = int(self.min_iter)
         if form == "X":
-            objective = CoordsObjective(self._loss, param, self.lam, trip)
+            objective = CoordsObjective(self._loss, param, self.lam, trip, use_log)
             x0 = rng.normal(0.0, 1e-4, size=(n, dims))
             project = None
         else:
             objective = GramObjective(
-                self._loss, param, self.lam, trip, n, getattr(self, "loss_weight", 1.0)
-            )
+                self._loss, param, self.lam, trip, n, getattr(self, "loss_weight", 1.0),
+                use_log=use_log, one_sided=released,
+                trace_in_cost=not (released and self._loss == kern.STE),
+            )  # fmt: skip
             rank = getattr(self, "init_rank", None)
             Y0 = rng.normal(0.0, 0.1, size=(n, dims if rank is None else int(rank)))
             unit = self._loss == kern.CKL and getattr(self, "unit_diagonal", True)
-            project = partial(
-                project_unit_diagonal if unit else project_psd, precision=self.precision
-            )
+            if released:
+                project = partial(project_psd_released, precision=self.precision)
+                extra["best_after_step"] = self._loss == kern.CKL
+            else:
+                project = partial(
+                    project_unit_diagonal if unit else project_psd, precision=self.precision
+                )
             x0 = project(Y0 @ Y0.T)
+            if x0 is None:
+                raise ValueError(f"{name}: the initial kernel has no positive eigenvalue")
         single_blas = form == "K" and n <= SMALL_GRAM
         with threadpool_limits(limits=1, user_api="blas") if single_blas else nullcontext():
             solve = SOLVERS[self.solver]
@@ -449,6 +550,7 @@ class _TripletEmbedding(BaseEstimator):
                 project=project,
                 name=name,
                 verbose=self.verbose,
+                **extra,
             )
         if form == "X":
             self.embedding_ = res.x
@@ -480,7 +582,8 @@ class GNMDS(_TripletEmbedding):
     """Generalised non-metric MDS: hinge loss max(0, 1 + d_ij^2 - d_il^2).
 
     form="X": + lam ||X||^2 (van der Maaten's default lam = 0); form="K": + lam trace(K),
-    the hinge sum weighted by ``loss_weight``.
+    the hinge sum weighted by ``loss_weight``. ``kform="released"``: the K form as the authors'
+    code runs it (module docstring); ``min_iter``: iterations before the step rule may stop.
     """
 
     _loss = kern.GNMDS
@@ -492,6 +595,8 @@ class GNMDS(_TripletEmbedding):
         lam: float = 0.0,
         loss_weight: float = 1.0,
         init_rank: int | None = None,
+        kform: str = "symmetric",
+        min_iter: int = 0,
         precision: str = "float64",
         learning_rate: float | None = None,
         solver: str = "adaptive",
@@ -505,6 +610,8 @@ class GNMDS(_TripletEmbedding):
         self.lam = lam
         self.loss_weight = loss_weight
         self.init_rank = init_rank
+        self.kform = kform
+        self.min_iter = min_iter
         self.precision = precision
         self.learning_rate = learning_rate
         self.solver = solver
@@ -518,7 +625,8 @@ class CKL(_TripletEmbedding):
     """Crowd kernel learning: minimise -sum log p, p = (d_il^2 + mu) / (d_ij^2 + d_il^2 + 2 mu).
 
     form="X": + lam ||X||^2; form="K": K PSD with k_ii = 1 (lam must be 0: trace(K) = n);
-    ``unit_diagonal=False`` keeps only the PSD projection (the t-STE authors' CKL-K).
+    ``unit_diagonal=False`` keeps only the PSD projection (the t-STE authors' CKL-K);
+    ``kform="released"`` (with ``unit_diagonal=False``): the K form as their code runs it.
     """
 
     _loss = kern.CKL
@@ -532,6 +640,7 @@ class CKL(_TripletEmbedding):
         lam: float = 0.0,
         unit_diagonal: bool = True,
         init_rank: int | None = None,
+        kform: str = "symmetric",
         precision: str = "float64",
         learning_rate: float | None = None,
         solver: str = "adaptive",
@@ -546,6 +655,7 @@ class CKL(_TripletEmbedding):
         self.lam = lam
         self.unit_diagonal = unit_diagonal
         self.init_rank = init_rank
+        self.kform = kform
         self.precision = precision
         self.learning_rate = learning_rate
         self.solver = solver
@@ -568,11 +678,12 @@ class CKL(_TripletEmbedding):
 
 
 class STE(_TripletEmbedding):
-    """Stochastic triplet embedding: maximise sum log p,
-    p = exp(-d_ij^2) / (exp(-d_ij^2) + exp(-d_il^2)).
+    """Stochastic triplet embedding: maximise sum log p (``use_log``, the paper's objective)
+    or sum p, p = exp(-d_ij^2) / (exp(-d_ij^2) + exp(-d_il^2)).
 
-    form="X": + lam ||X||^2; form="K": + lam trace(K) (convex in K), the log-likelihood
-    weighted by ``loss_weight``.
+    form="X": + lam ||X||^2; form="K": + lam trace(K) (convex in K with ``use_log``), the
+    likelihood term weighted by ``loss_weight``; ``kform="released"``: the K form as the
+    authors' code runs it (module docstring).
     """
 
     _loss = kern.STE
@@ -582,8 +693,10 @@ class STE(_TripletEmbedding):
         n_components: int = 2,
         form: str = "X",
         lam: float = 0.0,
+        use_log: bool = True,
         loss_weight: float = 1.0,
         init_rank: int | None = None,
+        kform: str = "symmetric",
         precision: str = "float64",
         learning_rate: float | None = None,
         solver: str = "adaptive",
@@ -595,8 +708,10 @@ class STE(_TripletEmbedding):
         self.n_components = n_components
         self.form = form
         self.lam = lam
+        self.use_log = use_log
         self.loss_weight = loss_weight
         self.init_rank = init_rank
+        self.kform = kform
         self.precision = precision
         self.learning_rate = learning_rate
         self.solver = solver
@@ -607,9 +722,10 @@ class STE(_TripletEmbedding):
 
 
 class TSTE(_TripletEmbedding):
-    """t-distributed STE (X form only): maximise sum log p with the Student-t kernel
-    q(d^2) = (1 + d^2 / alpha)^(-(alpha + 1) / 2), p = q(d_ij^2) / (q(d_ij^2) + q(d_il^2));
-    alpha = None means n_components - 1 (1 for two dimensions). + lam ||X||^2."""
+    """t-distributed STE (X form only): maximise sum log p (``use_log``, the paper's
+    objective) or sum p with the Student-t kernel q(d^2) = (1 + d^2 / alpha)^(-(alpha + 1) / 2),
+    p = q(d_ij^2) / (q(d_ij^2) + q(d_il^2)); alpha = None means n_components - 1 (1 for two
+    dimensions). + lam ||X||^2."""
 
     _loss = kern.TSTE
     _forms = ("X",)
@@ -620,6 +736,7 @@ class TSTE(_TripletEmbedding):
         n_components: int = 2,
         alpha: float | None = None,
         lam: float = 0.0,
+        use_log: bool = True,
         learning_rate: float | None = None,
         solver: str = "adaptive",
         max_iter: int = 1000,
@@ -630,6 +747,7 @@ class TSTE(_TripletEmbedding):
         self.n_components = n_components
         self.alpha = alpha
         self.lam = lam
+        self.use_log = use_log
         self.learning_rate = learning_rate
         self.solver = solver
         self.max_iter = max_iter
