@@ -10,13 +10,14 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import pkgutil
 import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from embedlab import __version__
+from embedlab import __version__, codeprint
 
 log = logging.getLogger("embedlab")
 
@@ -81,6 +82,61 @@ def _cmd_build(args: argparse.Namespace) -> None:
     )
 
 
+def _own_entry(args: argparse.Namespace) -> dict:
+    """The own_datasets entry of a command line: ``--entry`` (JSON), then each entry flag given
+    (a flag overrides the same field of the JSON)."""
+    entry = json.loads(args.entry) if args.entry else {}
+    if not isinstance(entry, dict):
+        raise ValueError(f"--entry must be a JSON object, got {args.entry!r}")
+    for field in ("kind", "format", "path", "url", "sha256", "description", "labels", "names",
+                  "array", "n", "first_index", "directed"):
+        value = getattr(args, field)
+        if value is not None:
+            entry[field] = value
+    return entry
+
+
+def _cmd_build_own(args: argparse.Namespace) -> None:
+    from embedlab.datasets import own
+
+    t0 = time.perf_counter()
+    art = own.build_own(args.name, _own_entry(args), args.raw, args.labels_file, args.out)
+    log.info(
+        "built own dataset %s (%s) in %.1fs: %s",
+        args.name,
+        art.kind,
+        time.perf_counter() - t0,
+        art.summary(),
+    )
+
+
+def _cmd_fetch_own(args: argparse.Namespace) -> None:
+    from embedlab.datasets import own
+
+    got = own.fetch_entry(args.name, _own_entry(args), args.dest, not args.offline)
+    log.info("fetched own dataset %s -> %s (sha256 ok)", args.name, got)
+
+
+def _add_own_entry_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--name", required=True, help="the dataset's name (its own_datasets key)")
+    p.add_argument("--entry", default=None, help="the own_datasets entry as a JSON object")
+    p.add_argument("--kind", default=None, help="vectors, similarity or triplets")
+    p.add_argument("--format", default=None, help="csv, tsv, npy, npz, edges, matrix, triplets")
+    p.add_argument("--path", default=None, help="the entry's local raw file")
+    p.add_argument("--url", default=None, help="the entry's URL (with --sha256)")
+    p.add_argument("--sha256", default=None, help="the raw file's sha256 (checked)")
+    p.add_argument("--description", default=None)
+    p.add_argument("--labels", default=None,
+                   help="csv/tsv: label column; npz: label array; triplets: labels file")
+    p.add_argument("--names", default=None, help="csv/tsv: the item-name column")
+    p.add_argument("--array", default=None, help="npz: the array of points (default X)")
+    p.add_argument("--n", type=int, default=None, help="triplets: the number of items")
+    p.add_argument("--first-index", dest="first_index", type=int, default=None,
+                   help="triplets: the first index, 0 or 1 (default 0)")
+    p.add_argument("--directed", default=None, action=argparse.BooleanOptionalAction,
+                   help="edges: read a line i j as i -> j only (default: undirected)")
+
+
 def _cmd_summarize_datasets(args: argparse.Namespace) -> None:
     from embedlab import tables
 
@@ -116,6 +172,15 @@ def _cmd_check_report(args: argparse.Namespace) -> None:
     log.info("report %s: all %d expected figures and tables render", args.report, len(expected))
 
 
+def _check_workflow_code(verb: str) -> None:
+    """Under the workflow (its rules export EMBEDLAB_WORKFLOW_SRC, the folder holding its
+    embedlab), stop unless this process runs the workflow's code for ``verb``: an embedlab
+    imported from elsewhere (a stale install, another checkout) must be the same code."""
+    workflow_src = os.environ.get("EMBEDLAB_WORKFLOW_SRC")
+    if workflow_src:
+        codeprint.check_same_code(verb, workflow_src, Path(__file__).resolve().parents[1])
+
+
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """The parser of every verb, or (``verb`` given) of the core verbs and ``verb``'s module."""
     parser = argparse.ArgumentParser(prog="embedlab", description=__doc__)
@@ -138,6 +203,22 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="artifact folder")
     p.add_argument("--params", default=None, help="JSON object overriding builder params")
     p.set_defaults(func=_cmd_build)
+
+    p = sub.add_parser(
+        "build-own-dataset", help="build one own_datasets entry (generic format) into an artifact"
+    )
+    _add_own_entry_flags(p)
+    p.add_argument("--raw", default=None, help="the raw file (default: the entry's path)")
+    p.add_argument("--labels-file", default=None,
+                   help="triplets: the labels file (default: the entry's labels)")
+    p.add_argument("--out", required=True, help="artifact folder")
+    p.set_defaults(func=_cmd_build_own)
+
+    p = sub.add_parser("fetch-own-dataset", help="fetch an own_datasets url entry, verified")
+    _add_own_entry_flags(p)
+    p.add_argument("--dest", required=True)
+    p.add_argument("--offline", action="store_true", help="never download")
+    p.set_defaults(func=_cmd_fetch_own)
 
     p = sub.add_parser("summarize-datasets", help="table of dataset counts vs the papers'")
     p.add_argument("--csv", required=True)
@@ -180,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
+        _check_workflow_code(args.verb)
         args.func(args)
     except (ValueError, KeyError, FileNotFoundError, RuntimeError) as exc:
         if args.traceback:

@@ -1,5 +1,6 @@
 """Shared set-up: config validation, the dataset registry, helpers for inputs."""
 
+import importlib.util
 import json
 import re
 import shutil
@@ -14,13 +15,38 @@ from snakemake.utils import validate
 
 validate(config, schema="../schemas/config.schema.yaml")
 
+SRC = Path(workflow.basedir, "src")
+
 # Rules run `python -m embedlab`: make this checkout's package importable even where it is
 # not installed (e.g. in a conda env built from workflow/envs/embedlab.yaml, or on a cluster
-# node), and keep bash's strict mode.
+# node), keep bash's strict mode, and name the workflow's code, which a job whose `embedlab`
+# is another checkout's refuses to stand in for (embedlab.codeprint.check_same_code).
 shell.prefix(
     "set -euo pipefail; export OMP_WAIT_POLICY=${{OMP_WAIT_POLICY:-PASSIVE}}; "
-    f"export PYTHONPATH={Path(workflow.basedir, 'src')}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; "
+    f"export PYTHONPATH={SRC}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; "
+    f"export EMBEDLAB_WORKFLOW_SRC={SRC}; "
 )
+
+
+def _load_codeprint():
+    """embedlab/codeprint.py, loaded as a file: the package itself is not imported here."""
+    spec = importlib.util.spec_from_file_location(
+        "embedlab_codeprint", SRC / "embedlab" / "codeprint.py"
+    )
+    codeprint = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(codeprint)
+    return codeprint.CodePrints(SRC)
+
+
+CODEPRINTS = _load_codeprint()
+
+
+def code_of(verb, *modules):
+    """Fingerprint of the package code that `python -m embedlab verb` runs (and `modules`,
+    which it imports by computed name): every rule passes it as `params.code`, so an edit
+    to that code, and to no other, makes the rule's jobs out of date. Comments, docstrings
+    and layout do not count (embedlab/codeprint.py)."""
+    return CODEPRINTS.of(verb, *modules)
 
 
 def check_job_python(extra=None):
@@ -115,6 +141,13 @@ def dataset_artifacts(names=None):
 def artifact(name):
     """All three files of artifact `name` (use as input of a rule that reads it)."""
     return multiext(f"results/datasets/{name}/", "data.npz", "items.tsv", "meta.json")
+
+
+def builder_module(name):
+    """The package module of dataset `name`'s builder (registry entry `builder: module.function`),
+    which `python -m embedlab build` imports by name."""
+    builder = REGISTRY["datasets"][name]["builder"].rpartition(".")[0]
+    return f"embedlab.datasets.{builder}"
 
 
 def raw_inputs(wildcards):

@@ -17,6 +17,7 @@ rule fetch_raw:
         mem_mb=500,
         runtime=30,
     params:
+        code=code_of("fetch"),
         registry=REGISTRY_PATH,
         mirror=f"--mirror {MIRROR}" if MIRROR and Path(MIRROR).is_dir() else "",
         offline="--offline" if config["data"]["offline"] else "",
@@ -46,6 +47,7 @@ rule build_dataset:
         mem_mb=lambda wc: REGISTRY["datasets"][wc.dataset]["resources"]["mem_mb"],
         runtime=lambda wc: REGISTRY["datasets"][wc.dataset]["resources"]["runtime"],
     params:
+        code=lambda wc: code_of("build", builder_module(wc.dataset)),
         registry=REGISTRY_PATH,
         raw_dir=RAW_DIR,
         overrides=lambda wc: json.dumps(dataset_overrides(wc.dataset), sort_keys=True),
@@ -76,6 +78,8 @@ rule dataset_summary:
     resources:
         mem_mb=500,
         runtime=5,
+    params:
+        code=code_of("summarize-datasets"),
     shell:
         "python -m embedlab summarize-datasets --csv {output.csv:q} --md {output.md:q}"
         " {input:q} > {log:q} 2>&1"

@@ -49,6 +49,7 @@ rule dcode_rank:
         mem_mb=3000,
         runtime=90,
     params:
+        code=code_of("dcode-rank"),
         settings=dcode_rank_settings,
     shell:
         "NUMBA_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m embedlab dcode-rank"
@@ -79,6 +80,8 @@ rule dcode_table:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        code=code_of("dcode-table"),
     shell:
         "python -m embedlab dcode-table --paper {input.paper:q} --csv {output.csv:q}"
         " --md {output.md:q} --md-long {output.md_long:q} {input.results:q} > {log:q} 2>&1"
@@ -112,6 +115,7 @@ rule dcode_fig3:
         mem_mb=1000,
         runtime=10,
     params:
+        code=code_of("dcode-figure"),
         stem=subpath(output.pdf, strip_suffix=".pdf"),
         settings=lambda wc: json.dumps(
             {**DCODE["figures"]["fig3"], "seed": DCODE["seed"]}
@@ -153,6 +157,7 @@ rule dcode_nips_figure:
         mem_mb=2000,
         runtime=10,
     params:
+        code=code_of("dcode-figure"),
         stem=subpath(output.pdf, strip_suffix=".pdf"),
         settings=lambda wc: json.dumps(
             {**DCODE["figures"][wc.fig], "seed": DCODE["seed"]}

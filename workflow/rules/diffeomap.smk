@@ -92,6 +92,7 @@ rule diffeomap_grid:
         mem_mb=8000,
         runtime=600,
     params:
+        code=code_of("diffeomap-embed"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         data=diffeomap_data_args,
         grid=lambda wc: json.dumps(diffeomap_grid_of(wc)),
@@ -121,6 +122,7 @@ rule diffeomap_final:
         mem_mb=8000,
         runtime=600,
     params:
+        code=code_of("diffeomap-embed"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         data=diffeomap_data_args,
         settings=lambda wc: diffeomap_settings("final"),
@@ -148,6 +150,7 @@ rule diffeomap_baselines:
         mem_mb=8000,
         runtime=60,
     params:
+        code=code_of("diffeomap-baselines"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         data=diffeomap_data_args,
         methods=DIFFEOMAP["baselines"],
@@ -189,6 +192,8 @@ rule diffeomap_table:
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        code=code_of("diffeomap-table"),
     shell:
         "python -m embedlab diffeomap-table --paper {input.paper:q} --csv {output.csv:q}"
         " --md {output.md:q} {input.files:q} > {log:q} 2>&1"
@@ -216,6 +221,7 @@ rule diffeomap_author_sets:
         mem_mb=4000,
         runtime=10,
     params:
+        code=code_of("diffeomap-author-sets"),
         pca=lambda wc: (
             f"--pca-dims {DIFFEOMAP['datasets']['nips_text']['pca_dims']}"
             if "pca_dims" in DIFFEOMAP["datasets"]["nips_text"]
@@ -254,6 +260,7 @@ rule diffeomap_figure:
         mem_mb=2000,
         runtime=10,
     params:
+        code=code_of("diffeomap-figure"),
         folder=lambda wc: f"results/datasets/{DIFFEOMAP_FIGURES[wc.fig]}",
         stem=subpath(output.pdf, strip_suffix=".pdf"),
     shell:

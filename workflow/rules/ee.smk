@@ -41,6 +41,7 @@ rule ee_sweep:
         mem_mb=6000,
         runtime=120,
     params:
+        code=code_of("ee-sweep"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         lambdas=json.dumps(EE["lambdas"]),
         perplexity=lambda wc: per_dataset(EE["perplexity"], wc.dataset),
@@ -75,6 +76,8 @@ rule ee_table:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        code=code_of("ee-table"),
     shell:
         "python -m embedlab ee-table --csv {output.csv:q} --md {output.md:q} {input:q}"
         " > {log:q} 2>&1"
@@ -104,6 +107,7 @@ rule ee_figure:
         mem_mb=2000,
         runtime=5,
     params:
+        code=code_of("ee-figure"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         stem=subpath(output.pdf, strip_suffix=".pdf"),
     shell:
@@ -141,6 +145,7 @@ rule ee_homotopy:
         mem_mb=2000,
         runtime=60,
     params:
+        code=code_of("ee-homotopy"),
         folder=lambda wc, input: str(Path(input[0]).parent),
         stem=subpath(output.pdf, strip_suffix=".pdf"),
         lam=EE_HOMOTOPY["lam"],

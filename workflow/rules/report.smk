@@ -27,6 +27,7 @@ rule paper_summary:
         mem_mb=500,
         runtime=5,
     params:
+        code=code_of("summarize-papers"),
         tables=subpath(output.csv, parent=True),
     shell:
         "python -m embedlab summarize-papers --paper-values {input.values:q}"
@@ -58,6 +59,8 @@ rule timings:
     resources:
         mem_mb=500,
         runtime=5,
+    params:
+        code=code_of("timings"),
     shell:
         "python -m embedlab timings --benchmarks logs/benchmarks --csv {output.csv:q}"
         " --md {output.md:q} > {log:q} 2>&1"

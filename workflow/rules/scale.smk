@@ -35,6 +35,7 @@ rule scale_affinities:
         mem_mb=4000,
         runtime=60,
     params:
+        code=code_of("scale-affinities"),
         folder=lambda wc, input: str(Path(input[0]).parent),
         perplexity=SCALE["perplexity"],
         pca_dims=SCALE["pca_dims"],
@@ -64,6 +65,7 @@ rule scale_embed:
         mem_mb=4000,
         runtime=600,
     params:
+        code=code_of("scale-embed"),
         max_iter=SCALE["max_iter"],
         rate=SCALE["learning_rate"],
         exaggeration=SCALE["exaggeration"],
@@ -114,6 +116,8 @@ rule scale_table:
     resources:
         mem_mb=4000,
         runtime=60,
+    params:
+        code=code_of("scale-table"),
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} python -m embedlab"
         " scale-table --affinities {input.affinities:q} --csv {output.csv:q}"
@@ -145,6 +149,7 @@ rule scale_figure:
         mem_mb=3000,
         runtime=10,
     params:
+        code=code_of("scale-figure"),
         stem=subpath(output.pdf, strip_suffix=".pdf"),
     shell:
         "python -m embedlab scale-figure --affinities {input.affinities:q}"

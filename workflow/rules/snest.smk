@@ -41,6 +41,7 @@ rule snest_embed:
         mem_mb=4000,
         runtime=600,
     params:
+        code=code_of("snest-embed"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         grid=lambda wc: json.dumps(snest_grid(wc.dataset, wc.cell)),
         restarts=lambda wc: per_dataset(SNEST["restarts"], wc.dataset),
@@ -83,6 +84,7 @@ rule snest_table:
         mem_mb=1000,
         runtime=10,
     params:
+        code=code_of("snest-table"),
         datasets=",".join(SNEST["datasets"]),
     shell:
         "python -m embedlab snest-table --paper {input.paper:q} --csv {output.csv:q}"
@@ -115,6 +117,7 @@ rule snest_figure:
         mem_mb=2000,
         runtime=10,
     params:
+        code=code_of("snest-figure"),
         folder=lambda wc: f"results/datasets/{SNEST_FIGURES[wc.fig]}",
         stem=subpath(output.pdf, strip_suffix=".pdf"),
     shell:
@@ -142,6 +145,7 @@ rule snest_kernel_figure:
         mem_mb=1000,
         runtime=5,
     params:
+        code=code_of("snest-figure"),
         stem=subpath(output.pdf, strip_suffix=".pdf"),
     shell:
         "python -m embedlab snest-figure fig2b --out {params.stem:q} > {log:q} 2>&1"

@@ -64,6 +64,7 @@ rule tste_evaluate:
         mem_mb=4000,
         runtime=600,
     params:
+        code=code_of("tste-evaluate"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         dims=TSTE["dims"],
         folds=TSTE["n_folds"],
@@ -106,6 +107,7 @@ rule tste_authors_search:
         mem_mb=2000,
         runtime=120,
     params:
+        code=code_of("tste-authors-search"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         dims=lambda wc: TSTE_AUTHORS["dims"],
         folds=lambda wc: TSTE_AUTHORS["n_folds"],
@@ -143,6 +145,7 @@ rule tste_authors_part:
         mem_mb=2000,
         runtime=120,
     params:
+        code=code_of("tste-authors-part"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         dims=lambda wc: TSTE_AUTHORS["dims"],
         folds=lambda wc: TSTE_AUTHORS["n_folds"],
@@ -176,6 +179,8 @@ rule tste_authors_merge:
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        code=code_of("tste-authors-merge"),
     shell:
         "python -m embedlab tste-authors-merge --out {output:q} {input:q} > {log:q} 2>&1"
 
@@ -206,6 +211,7 @@ rule tste_table:
         mem_mb=1000,
         runtime=5,
     params:
+        code=code_of("tste-table"),
         protocol=lambda wc: (
             "authors_code" if wc.prefix == "tste_authors" else "paper_text"
         ),
@@ -244,6 +250,7 @@ rule tste_claims:
         mem_mb=1000,
         runtime=5,
     params:
+        code=code_of("tste-claims"),
         protocol=lambda wc: (
             "authors_code" if wc.prefix == "tste_authors" else "paper_text"
         ),
@@ -271,6 +278,7 @@ rule tste_map:
         mem_mb=4000,
         runtime=120,
     params:
+        code=code_of("tste-map"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         seed=TSTE["seed"],
         args=tste_map_args,
@@ -306,6 +314,7 @@ rule tste_figure:
         mem_mb=2000,
         runtime=10,
     params:
+        code=code_of("tste-figure"),
         stem=subpath(output.pdf, strip_suffix=".pdf"),
         artifact=lambda wc: (
             f"--artifact results/datasets/{TSTE['maps']['fig4']['dataset']}"

@@ -1,0 +1,292 @@
+"""Fingerprints of the package code that each command-line verb runs.
+
+Snakemake reruns a job when its parameters change, not when the Python it calls changes. So
+every rule passes, as a parameter, the fingerprint of the code its verb runs
+(``workflow/rules/common.smk``: ``code_of(verb)``): editing that code changes the parameter,
+and the job is out of date.
+
+What a verb runs:
+
+- its handler (the ``func`` that its ``add_parser`` / ``set_defaults`` pair names, in
+  :mod:`embedlab.cli` or an :mod:`embedlab.experiments` module), the functions and classes of
+  that module the handler reaches by name, and the module's top-level statements; another
+  verb's handler in the same module is not part of it (registering a handler is not calling
+  it);
+- the command line's own path (``__main__``, ``cli.main`` and what it reaches);
+- every ``embedlab`` module imported there, top level or inside a reached function, followed
+  through the package's imports: a dependency counts whole, with the imports of all its
+  functions (a change to ``optimize.py`` reaches every fit that imports it, whichever function
+  it calls), and the packages above each module count with their top-level imports.
+
+Imports by computed name (``importlib.import_module(f"...")``) cannot be followed; the rule
+that runs them names the module it loads (the dataset builders: ``code_of("build", module)``).
+
+The fingerprint hashes each module's parsed form (:mod:`ast`, docstrings removed), never its
+bytes: comments, docstrings and layout do not change it, so tidying code reruns nothing.
+This file imports nothing from ``embedlab`` and only the standard library, so the workflow can
+load it at start without the package's dependencies, and a job can check that the ``embedlab``
+it imported is the workflow's code (:func:`check_same_code`).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+PACKAGE = "embedlab"
+ENTRY = f"{PACKAGE}.cli"
+ENTRY_FUNCTION = "main"
+VERB_MODULES = (ENTRY, f"{PACKAGE}.experiments")
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _strip_docstring(node: ast.AST) -> None:
+    """Remove the docstring of a module, class or function ``node`` (in place)."""
+    body = node.body
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        node.body = body[1:] or [ast.Pass()]
+
+
+class _Module:
+    """One parsed module of the package: its top-level definitions and other statements."""
+
+    def __init__(self, name: str, path: Path):
+        self.name = name
+        self.path = path
+        self.is_package = path.name == "__init__.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        _strip_docstring(tree)
+        self.body = tree.body
+        self.defs = {node.name: node for node in tree.body if isinstance(node, _DEFS)}
+        self.statements = [node for node in tree.body if not isinstance(node, _DEFS)]
+        # per top-level node, from one walk: its import statements, the names it reads, and
+        # its normalised code (docstrings removed)
+        self.import_nodes: dict[int, list[ast.Import | ast.ImportFrom]] = {}
+        self.names: dict[int, list[str]] = {}
+        self.code: dict[int, str] = {}
+        for node in tree.body:
+            walked = list(ast.walk(node))
+            for n in walked:
+                if isinstance(n, _DEFS):
+                    _strip_docstring(n)
+            self.import_nodes[id(node)] = [
+                n for n in walked if isinstance(n, (ast.Import, ast.ImportFrom))
+            ]
+            self.names[id(node)] = _names_used(walked)
+            self.code[id(node)] = ast.dump(node, annotate_fields=False)
+
+    def dump(self, nodes: Iterable[ast.AST] | None = None) -> str:
+        """The normalised code of ``nodes`` (default: the whole module)."""
+        return "\n".join(self.code[id(n)] for n in (self.body if nodes is None else nodes))
+
+    def reached(self, roots: Iterable[str]) -> list[ast.AST]:
+        """The top-level statements, plus the definitions reached by name from them and from
+        ``roots``, in source order. ``set_defaults(func=...)`` registers a handler and is not
+        a use of it."""
+        seen: set[str] = set()
+        todo = list(roots)
+        for statement in self.statements:
+            todo += self.names[id(statement)]
+        while todo:
+            name = todo.pop()
+            if name in seen or name not in self.defs:
+                continue
+            seen.add(name)
+            todo += self.names[id(self.defs[name])]
+        return [n for n in self.body if not isinstance(n, _DEFS) or n.name in seen]
+
+
+def _registered_handlers(walked: list[ast.AST]) -> set[int]:
+    """ids of the ``func=`` values of the ``set_defaults`` calls among ``walked``."""
+    found = set()
+    for call in walked:
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "set_defaults"
+        ):
+            found |= {id(k.value) for k in call.keywords if k.arg == "func"}
+    return found
+
+
+def _names_used(walked: list[ast.AST]) -> list[str]:
+    """The names that the nodes ``walked`` read, less the handlers they register."""
+    skip = _registered_handlers(walked)
+    return [
+        n.id
+        for n in walked
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in skip
+    ]
+
+
+class CodePrints:
+    """Fingerprints of the verbs of the ``embedlab`` package found under ``src``.
+
+    Parses each module once and remembers each fingerprint, so a workflow pays one parse of
+    the package however many rules ask.
+    """
+
+    def __init__(self, src: str | Path):
+        self.src = Path(src)
+        self.root = self.src / PACKAGE
+        if not (self.root / "__init__.py").is_file():
+            raise FileNotFoundError(f"{self.root}: no {PACKAGE} package (no __init__.py)")
+        self._modules: dict[str, _Module] = {}
+        self._handlers: dict[str, tuple[str, str]] | None = None
+        self._prints: dict[tuple[str, ...], str] = {}
+
+    # --- modules -------------------------------------------------------------------------
+    def _path(self, name: str) -> Path | None:
+        parts = name.split(".")
+        if parts[0] != PACKAGE:
+            return None
+        base = self.src.joinpath(*parts)
+        if (base / "__init__.py").is_file():
+            return base / "__init__.py"
+        file = base.with_suffix(".py")
+        return file if file.is_file() else None
+
+    def module(self, name: str) -> _Module:
+        """The parsed module ``name`` (parsed once)."""
+        if name not in self._modules:
+            path = self._path(name)
+            if path is None:
+                raise ModuleNotFoundError(f"no module {name!r} under {self.src}")
+            self._modules[name] = _Module(name, path)
+        return self._modules[name]
+
+    def _resolve(self, node: ast.Import | ast.ImportFrom, current: _Module) -> list[str]:
+        """The package modules an import statement loads (its target and, for ``from A
+        import b``, ``A.b`` where that is a module)."""
+        if isinstance(node, ast.Import):
+            return [self._nearest(a.name) for a in node.names if self._nearest(a.name)]
+        base = node.module or ""
+        if node.level:
+            parts = current.name.split(".")
+            parts = parts if current.is_package else parts[:-1]
+            parts = parts[: len(parts) - (node.level - 1)]
+            base = ".".join(parts + ([base] if base else []))
+        found = [self._nearest(base)] if self._nearest(base) else []
+        found += [f"{base}.{a.name}" for a in node.names if self._path(f"{base}.{a.name}")]
+        return found
+
+    def _nearest(self, name: str) -> str | None:
+        """``name`` or its nearest enclosing package that is a package module (None: outside
+        the package)."""
+        parts = name.split(".")
+        while parts:
+            if self._path(".".join(parts)):
+                return ".".join(parts)
+            parts.pop()
+        return None
+
+    def _imports(self, nodes: Iterable[ast.AST], current: _Module) -> set[str]:
+        found: set[str] = set()
+        for node in nodes:
+            for statement in current.import_nodes[id(node)]:
+                found.update(self._resolve(statement, current))
+        return found
+
+    @staticmethod
+    def _parents(name: str) -> list[str]:
+        parts = name.split(".")
+        return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+    # --- verbs ---------------------------------------------------------------------------
+    def handlers(self) -> dict[str, tuple[str, str]]:
+        """verb -> (module, handler function), read from the ``add_parser("verb")`` /
+        ``set_defaults(func=handler)`` pairs of the CLI and the experiment modules."""
+        modules = [ENTRY] + [
+            f"{PACKAGE}.experiments.{p.stem}"
+            for p in sorted((self.root / "experiments").glob("*.py"))
+            if p.stem != "__init__"
+        ]
+        if self._handlers is not None:
+            return self._handlers
+        verbs: dict[str, tuple[str, str]] = {}
+        for name in modules:
+            tree = ast.parse(self.module(name).path.read_text(encoding="utf-8"))
+            calls = sorted(
+                (n for n in ast.walk(tree) if isinstance(n, ast.Call)),
+                key=lambda c: (c.lineno, c.col_offset),
+            )
+            verb = None
+            for call in calls:
+                attr = call.func.attr if isinstance(call.func, ast.Attribute) else None
+                if attr == "add_parser" and call.args and isinstance(call.args[0], ast.Constant):
+                    verb = call.args[0].value
+                elif attr == "set_defaults" and verb is not None:
+                    func = next((k.value for k in call.keywords if k.arg == "func"), None)
+                    if isinstance(func, ast.Name):
+                        verbs[verb] = (name, func.id)
+                        verb = None
+        self._handlers = verbs
+        return verbs
+
+    def parts(self, verb: str, *modules: str) -> dict[str, str]:
+        """module -> the normalised code of it that ``python -m embedlab verb`` runs, with the
+        package modules ``modules`` that the verb loads by computed name."""
+        handlers = self.handlers()
+        if verb not in handlers:
+            raise KeyError(f"no verb {verb!r} in {self.root}; verbs: {sorted(handlers)}")
+        home, handler = handlers[verb]
+        roots: dict[str, set[str] | None] = {f"{PACKAGE}.__main__": None, ENTRY: {ENTRY_FUNCTION}}
+        roots.setdefault(home, set()).add(handler)
+        parts: dict[str, str] = {}
+        todo: list[tuple[str, bool]] = []
+        for name, functions in roots.items():
+            module = self.module(name)
+            nodes = module.body if functions is None else module.reached(functions)
+            parts[name] = module.dump(nodes)
+            todo += [(m, True) for m in self._imports(nodes, module)]
+            todo += [(p, False) for p in self._parents(name)]
+        todo += [(m, True) for m in modules]
+        whole: set[str] = set()
+        while todo:
+            name, full = todo.pop()
+            if name in roots or name in whole or (not full and name in parts):
+                continue
+            module = self.module(name)
+            parts[name] = module.dump()
+            if full:
+                whole.add(name)
+            nodes = module.body if full else module.statements
+            todo += [(m, True) for m in self._imports(nodes, module)]
+            todo += [(p, False) for p in self._parents(name)]
+        return parts
+
+    def of(self, verb: str, *modules: str) -> str:
+        """The fingerprint (16 hex digits) of :meth:`parts`."""
+        key = (verb, *modules)
+        if key not in self._prints:
+            parts = self.parts(verb, *modules)
+            digest = hashlib.sha256()
+            for name in sorted(parts):
+                digest.update(f"{name}\n{parts[name]}\n".encode())
+            self._prints[key] = digest.hexdigest()[:16]
+        return self._prints[key]
+
+
+def check_same_code(verb: str, workflow_src: str | Path, imported_src: str | Path) -> None:
+    """Raise RuntimeError if the ``embedlab`` under ``imported_src`` (the one this process
+    imported) runs other code for ``verb`` than the workflow's under ``workflow_src``, naming
+    both paths. An identical copy elsewhere passes: the code is compared, not the paths."""
+    workflow_src, imported_src = Path(workflow_src).resolve(), Path(imported_src).resolve()
+    if workflow_src == imported_src:
+        return
+    ours, theirs = CodePrints(imported_src).of(verb), CodePrints(workflow_src).of(verb)
+    if ours != theirs:
+        raise RuntimeError(
+            f"the embedlab this job imported ({imported_src / PACKAGE}) is not the workflow's "
+            f"({workflow_src / PACKAGE}): the code of `{verb}` differs (fingerprint {ours} vs "
+            f"{theirs}); put the workflow's src/ first (its rules export PYTHONPATH) or "
+            "reinstall the package from this checkout (pip install -e .)"
+        )

@@ -1,0 +1,209 @@
+"""Code fingerprints: each rule's `params.code` follows exactly the package code its verb runs."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from embedlab import cli
+from embedlab.codeprint import CodePrints, check_same_code
+
+from .conftest import REPO
+from .helpers import snakemake
+
+SRC = REPO / "src"
+FIT_VERBS = {"snest-embed", "ee-sweep", "ee-homotopy", "scale-embed"}
+
+
+def copy_src(tmp_path: Path) -> Path:
+    """A copy of src/ (the embedlab package) to edit."""
+    dest = tmp_path / "src"
+    shutil.copytree(SRC, dest, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    return dest
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def changed_verbs(before: Path, after: Path) -> set[str]:
+    a, b = CodePrints(before), CodePrints(after)
+    return {v for v in a.handlers() if a.of(v) != b.of(v)}
+
+
+def edit_a_body(path: Path) -> None:
+    """Add a statement to the body of the first top-level function of ``path`` (before its
+    first statement after the docstring): a change to what the code does."""
+    lines = path.read_text().splitlines(keepends=True)
+    for node in ast.parse("".join(lines)).body:
+        if isinstance(node, ast.FunctionDef) and len(node.body) >= 2:
+            first = node.body[1] if ast.get_docstring(node) else node.body[0]
+            indent = " " * first.col_offset
+            lines.insert(first.lineno - 1, f"{indent}_edited = 1\n")
+            path.write_text("".join(lines))
+            return
+    raise AssertionError(f"no function with two statements in {path}")
+
+
+def test_every_verb_of_the_command_line_is_found():
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "verb")
+    handlers = CodePrints(SRC).handlers()
+    assert set(handlers) == set(sub.choices)
+    for verb, (module, function) in handlers.items():
+        assert sub.choices[verb].get_default("func").__name__ == function, verb
+        assert sub.choices[verb].get_default("func").__module__ == module, verb
+
+
+def test_comments_docstrings_and_layout_change_no_fingerprint(tmp_path):
+    src = copy_src(tmp_path)
+    plots = src / "embedlab" / "plots" / "snest.py"
+    text = plots.read_text()
+    text = text.replace('"""', '"""Reworded. ', 1)  # the module docstring
+    text = re.sub(r"^(def \w+\(.*)$", r"# a new comment\n\n\1", text, count=3, flags=re.M)
+    plots.write_text(text + "\n\n# trailing comment\n")
+    edit(src / "embedlab" / "optimize.py", "\ndef ", "\n# tidy\n\n\ndef ")
+    assert changed_verbs(SRC, src) == set()
+
+
+def test_a_plot_edit_reaches_only_the_jobs_that_draw_it(tmp_path):
+    src = copy_src(tmp_path)
+    plots = src / "embedlab" / "plots" / "snest.py"
+    edit_a_body(plots)
+    changed = changed_verbs(SRC, src)
+    assert "snest-figure" in changed
+    assert not changed & FIT_VERBS, changed
+    assert not {v for v in changed if v.startswith(("snest-embed", "snest-table", "dcode"))}
+
+
+def test_an_optimiser_edit_reaches_every_fit_and_no_dcode_or_diffeomap_job(tmp_path):
+    src = copy_src(tmp_path)
+    optimize = src / "embedlab" / "optimize.py"
+    edit_a_body(optimize)
+    changed = changed_verbs(SRC, src)
+    assert FIT_VERBS <= changed
+    assert not {v for v in changed if v.startswith(("dcode-", "diffeomap-", "fetch", "build"))}
+
+
+def test_a_builder_edit_reaches_only_the_datasets_it_builds(tmp_path):
+    src = copy_src(tmp_path)
+    synthetic = src / "embedlab" / "datasets" / "synthetic.py"
+    edit_a_body(synthetic)
+    before, after = CodePrints(SRC), CodePrints(src)
+    builds = ("embedlab.datasets.synthetic", "embedlab.datasets.mnist")
+    assert before.of("build", builds[0]) != after.of("build", builds[0])
+    assert before.of("build", builds[1]) == after.of("build", builds[1])
+    assert before.of("build") == after.of("build")
+
+
+# every rule that runs `python -m embedlab VERB` passes `code=code_of("VERB"...)`
+RULE = re.compile(r"^rule (\w+):\n(.*?)(?=^\S)", re.M | re.S)
+
+
+def test_every_rule_carries_the_fingerprint_of_its_verb():
+    checked = 0
+    for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        for name, body in RULE.findall(path.read_text() + "\nEND"):
+            command = " ".join(re.findall(r'"([^"]*)"', body.split("    shell:")[-1]))
+            verbs = re.findall(r"-m embedlab\s+([a-z][a-z-]*)", command)
+            assert verbs, f"{path.name}: rule {name} runs no embedlab verb"
+            assert re.search(rf'code=(lambda \w+: )?code_of\(\s*"{verbs[0]}"', body), (
+                f"{path.name}: rule {name} runs `{verbs[0]}` without code=code_of(\"{verbs[0]}\")"
+            )
+            checked += 1
+    assert checked >= 30
+
+
+def test_fingerprints_of_every_verb_take_well_under_a_second():
+    prints = CodePrints(SRC)
+    started = time.perf_counter()
+    for verb in prints.handlers():
+        prints.of(verb)
+    # a bound on a cold parse of the whole package, far above its typical cost: this guards
+    # against a quadratic walk, not the host's speed
+    assert time.perf_counter() - started < 5
+
+
+def _run_verb(src: Path, workflow_src: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(src), EMBEDLAB_WORKFLOW_SRC=str(workflow_src))
+    args = ["timings", "--benchmarks", "/nonexistent", "--csv", "x.csv", "--md", "x.md"]
+    return subprocess.run(
+        [sys.executable, "-m", "embedlab", *args], env=env, capture_output=True, text=True
+    )
+
+
+def test_a_job_whose_embedlab_differs_from_the_workflows_stops_naming_both(tmp_path):
+    src = copy_src(tmp_path)
+    timings = src / "embedlab" / "timings.py"
+    edit_a_body(timings)
+    proc = _run_verb(src, SRC)
+    assert proc.returncode == 1
+    assert "is not the workflow's" in proc.stderr
+    assert str(src / "embedlab") in proc.stderr and str(SRC / "embedlab") in proc.stderr
+    with pytest.raises(RuntimeError, match="differs"):
+        check_same_code("timings", SRC, src)
+
+
+def test_an_identical_copy_elsewhere_is_the_same_code(tmp_path):
+    src = copy_src(tmp_path)
+    edit(src / "embedlab" / "timings.py", '"""', '"""Only the docstring differs. ')
+    proc = _run_verb(src, SRC)
+    assert proc.returncode == 1  # the verb's own error: no benchmark files there
+    assert "is not the workflow's" not in proc.stderr
+    assert "nonexistent" in proc.stderr
+
+
+# --- a real run: Snakemake reruns what an edit reaches, and nothing for a comment ---------
+def _workflow_copy(tmp_path: Path) -> tuple[Path, Path]:
+    """(a copy of the workflow with its own src/, a working directory building two datasets
+    that need no raw file and their summary table)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for name in ("Snakefile", "pyproject.toml"):
+        shutil.copy(REPO / name, repo / name)
+    shutil.copytree(REPO / "workflow", repo / "workflow")
+    shutil.copytree(REPO / "config", repo / "config")
+    copy_src(repo)
+    work = tmp_path / "work"
+    (work / "config").mkdir(parents=True)
+    (work / "config" / "config.yaml").write_text(
+        f"data: {{registry: {repo}/config/datasets.yaml, mirror: {tmp_path}/none,"
+        " raw_dir: resources/raw, offline: true}\n"
+        "datasets: {build: [iris, swissroll]}\n"
+    )
+    return repo, work
+
+
+def _plan(repo: Path, work: Path, *extra: str) -> str:
+    proc = snakemake(
+        "--snakefile", str(repo / "Snakefile"), "--directory", str(work), "--cores", "2",
+        "results/tables/datasets.csv", *extra, cwd=work,
+    )  # fmt: skip
+    return proc.stdout + proc.stderr
+
+
+def test_snakemake_reruns_exactly_what_an_edit_reaches(tmp_path):
+    repo, work = _workflow_copy(tmp_path)
+    _plan(repo, work)
+    assert "Nothing to be done" in _plan(repo, work, "--dry-run")
+
+    pkg = repo / "src" / "embedlab"
+    edit(pkg / "tables.py", "\ndef ", "\n# a comment\n\n\ndef ")
+    edit(pkg / "datasets" / "synthetic.py", '"""', '"""Reworded docstring. ')
+    assert "Nothing to be done" in _plan(repo, work, "--dry-run")
+
+    edit_a_body(pkg / "tables.py")
+    plan = _plan(repo, work, "--dry-run")
+    assert re.search(r"^rule dataset_summary:", plan, re.M)
+    assert not re.search(r"^rule build_dataset:", plan, re.M)
+    assert "params" in plan  # the reason Snakemake gives: the code parameter changed
