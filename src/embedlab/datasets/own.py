@@ -461,11 +461,11 @@ def read_edges(path: str | Path, directed: bool = False) -> tuple[sp.csr_matrix,
     clash = pairs.merge(first, on=["a", "b"], suffixes=("", "_first"))
     clash = clash[clash["w"] != clash["w_first"]]
     if len(clash):
-        c = clash.iloc[0]
+        c = next(clash.sort_values("line").itertuples())
         raise DatasetError(
-            f"{_where(path, int(c['line']), 3, 'weight')}: the edge {node_names[c['a']]} - "
-            f"{node_names[c['b']]} has weight {c['w']!r} here and {c['w_first']!r} on line "
-            f"{int(c['line_first'])}"
+            f"{_where(path, int(c.line), 3, 'weight')}: the edge {node_names[int(c.a)]} - "
+            f"{node_names[int(c.b)]} has weight {float(c.w)!r} here and {float(c.w_first)!r} "
+            f"on line {int(c.line_first)}"
         )
     loops = first["a"].to_numpy() == first["b"].to_numpy()
     used = first[~loops]
@@ -497,7 +497,9 @@ def read_matrix(path: str | Path) -> np.ndarray:
     path = Path(path)
     if path.suffix.lower() == ".npy":
         W = read_vectors_npy(path)
-        where = lambda r, c: f"{path}: row {r}, column {c} (from 0)"  # noqa: E731
+
+        def where(r: int, c: int) -> str:
+            return f"{path}: row {r}, column {c} (from 0)"
     else:
         rows, lines = [], []
         for lineno, line in enumerate(_read_text(path).splitlines(), 1):
@@ -517,10 +519,15 @@ def read_matrix(path: str | Path) -> np.ndarray:
                 )
         W = _numbers(np.asarray(rows, dtype=object), path, np.asarray(lines),
                      [None] * width, 1)
-        where = lambda r, c: _where(path, lines[r], c + 1)  # noqa: E731
-    if W.shape[0] != W.shape[1]:
+
+        def where(r: int, c: int) -> str:
+            return _where(path, lines[r], c + 1)
+    n_rows, n_cols = W.shape
+    if n_rows != n_cols:
+        first = where(0, n_rows) if n_cols > n_rows else where(n_cols, 0)
         raise DatasetError(
-            f"{path}: {W.shape[0]} rows of {W.shape[1]} columns; a similarity matrix is square"
+            f"{first}: not square, {n_rows} rows of {n_cols} columns (a similarity matrix is "
+            f"square: this is the first {'column' if n_cols > n_rows else 'row'} beyond it)"
         )
     negative = np.argwhere(W < 0)
     if negative.size:
