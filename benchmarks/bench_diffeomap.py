@@ -2,9 +2,15 @@
 n=300) against a plain-numpy version of the same algebra, and estimate a 1000-iteration CG fit;
 with --compare, L-BFGS against CG at equal numbers of gradient evaluations; with --kernel, the
 Gaussian kernel matrix K(A, B) (every step of every Diffeomap evaluation builds one) against
-scipy's cdist + numpy's exp.
+scipy's cdist + numpy's exp; with --full-set, the full-set span energy + gradient (every point
+a basis function, the exact method) by the stored-matrix path against the fused kernel; with
+--convergence, the LOO 1-NN errors of full-set vowel flows against p and iterations.
 
     .venv/bin/python benchmarks/bench_diffeomap.py [--repeats 3] [--fit-iters 10]
+    NUMBA_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_diffeomap.py \
+        --full-set [--p 20]
+    NUMBA_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_diffeomap.py \
+        --convergence --artifact results/datasets/vowel [--ps 5 10 20] [--iters 300]
     .venv/bin/python benchmarks/bench_diffeomap.py --compare [--artifact results/datasets/vowel]
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_diffeomap.py --kernel
 
@@ -132,6 +138,70 @@ def compare_kernels(repeats: int) -> None:
               f" | {diff:.1e}")
 
 
+def compare_full_set(args) -> None:
+    """Seconds per full-set span energy + gradient evaluation at the vowel shape (m=2700,
+    r=24, sigma = 0.1 x the rms radius): span_energy_matrices (stored K_k, BLAS and numpy
+    elementwise passes) against span_energy (the fused row-block kernel), both timed in this
+    run on the same thread counts, with their agreement."""
+    from embedlab.methods.diffeomap import span_energy, span_energy_matrices
+
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((args.m, args.a))
+    Z -= Z.mean(axis=0)
+    beta = 0.05 * rng.standard_normal((args.p, args.m, args.a))
+    sigma = 0.1 * np.sqrt(np.mean(np.sum(Z**2, axis=1)))
+    every = np.arange(args.m)
+    span_energy(Z[:300], beta[:, :300], sigma, args.lam, 2, every[:300])  # compile
+    old, ref = best_of(
+        lambda: span_energy_matrices(Z, beta, sigma, args.lam, 2, every), args.repeats
+    )
+    new, fused = best_of(lambda: span_energy(Z, beta, sigma, args.lam, 2, every), args.repeats)
+    flops = 7 * args.p * args.m**2 * args.a * 2  # the O(p m^2 r) products, 2 flops a multiply-add
+    print(f"full set m={args.m} r={args.a} p={args.p} (best of {args.repeats}, one run)")
+    print(f"stored-matrix path: {old:.3f} s per evaluation")
+    print(f"fused kernel      : {new:.3f} s per evaluation ({flops / new / 1e9:.1f} GFlop/s)")
+    print(f"ratio             : {old / new:.2f}x")
+    rel = abs(fused.energy - ref.energy) / abs(ref.energy)
+    grad_rel = np.abs(fused.grad - ref.grad).max() / np.abs(ref.grad).max()
+    print(f"agreement: energy {rel:.1e}, gradient {grad_rel:.1e} (relative)")
+
+
+def convergence(args) -> None:
+    """LOO 1-NN errors (2-D) of the full-set vowel flow after each checkpoint iteration, for
+    each p in --ps: the smallest p and iteration count beyond which the errors stop changing."""
+    from embedlab.evaluate.knn import loo_1nn_errors
+    from embedlab.experiments.diffeomap import prepare, rms_radius
+    from embedlab.methods.diffeomap import fit_pca_rotation, fit_span, span_energy
+
+    X, labels, _ = prepare(args.artifact, subsample=args.subsample)
+    Z = fit_pca_rotation(X).apply(X)
+    sigma = args.sigma_rel * rms_radius(X)
+    every = np.arange(len(X))
+    checkpoints = {c for c in (10, 25, 50, 100, 150, 200, 300, 400, 600, 800, 1000)}
+    checkpoints = sorted(c for c in checkpoints | {args.iters} if c <= args.iters)
+    print(f"full-set flow, m={len(X)} r={Z.shape[1]}, sigma_rel={args.sigma_rel} "
+          f"lam={args.lam}, L-BFGS; LOO 1-NN errors in 2-D after n iterations")  # fmt: skip
+    print("p | " + " | ".join(f"n={c}" for c in checkpoints) + " | evaluations | s")
+    for p in args.ps:
+        errors = {}
+
+        def at(n, beta, p=p, errors=errors):
+            if n in checkpoints:
+                T = span_energy(Z, beta, sigma, args.lam, 2, every).trajectories
+                errors[n] = loo_1nn_errors(T[-1][:, :2], labels)
+
+        start = time.perf_counter()
+        fit = fit_span(
+            Z, n_components=2, sigma=sigma, lam=args.lam, p=p, basis=every,
+            max_iter=args.iters, on_iteration=at,
+        )  # fmt: skip
+        wall = time.perf_counter() - start
+        final = loo_1nn_errors(fit.trajectories[-1][:, :2], labels)
+        row = [str(errors.get(c, "-")) for c in checkpoints]
+        print(f"{p} | " + " | ".join(row) + f" | {fit.n_evaluations} | {wall:.0f}"
+              f" (final {final} after {fit.n_iter} iterations)", flush=True)  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--m", type=int, default=2700)
@@ -148,7 +218,17 @@ def main() -> None:
     parser.add_argument("--lam", type=float, default=10.0)
     parser.add_argument("--evaluations", type=int, default=450)
     parser.add_argument("--kernel", action="store_true", help="the Gaussian kernel alone")
+    parser.add_argument("--full-set", action="store_true", help="fused full-set energy vs matrices")
+    parser.add_argument("--convergence", action="store_true", help="full-set vowel: p, iterations")
+    parser.add_argument("--ps", type=int, nargs="+", default=[5, 10, 20])
+    parser.add_argument("--iters", type=int, default=300)
     args = parser.parse_args()
+    if args.full_set:
+        compare_full_set(args)
+        return
+    if args.convergence:
+        convergence(args)
+        return
     if args.kernel:
         compare_kernels(max(args.repeats, 10))
         return

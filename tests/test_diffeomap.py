@@ -10,7 +10,8 @@ from scipy.stats import spearmanr
 from sklearn.decomposition import PCA
 
 from embedlab.evaluate.knn import loo_1nn_errors
-from embedlab.kernels.diffeomap import gaussian_kernel, gaussian_kernel_vjp
+from embedlab.kernels import diffeomap as diffeomap_kernels
+from embedlab.kernels.diffeomap import full_flow_energy, gaussian_kernel, gaussian_kernel_vjp
 from embedlab.methods.diffeomap import (
     Diffeomap,
     diffeomap_energy,
@@ -19,6 +20,7 @@ from embedlab.methods.diffeomap import (
     fit_trajectories,
     select_basis,
     span_energy,
+    span_energy_matrices,
 )
 
 from .helpers import central_difference
@@ -403,3 +405,48 @@ def test_span_flow_of_the_training_data_is_the_fitted_map(curve_fit, n_basis):
     assert displacement > 0.1
     np.testing.assert_allclose(model.flow(X), model.trajectories_[-1], rtol=0, atol=1e-10)
     np.testing.assert_allclose(model.transform(X), model.embedding_, rtol=0, atol=1e-10)
+
+
+# ----------------------------------------------------------------------------- fused full set
+
+
+@pytest.mark.parametrize("rows", [5, 128], ids=["3-blocks", "1-block"])
+def test_full_flow_energy_gradient_matches_central_differences(rows, monkeypatch):
+    monkeypatch.setattr(diffeomap_kernels, "FLOW_BLOCK_ROWS", rows)
+    Z, _, beta = span_problem(m=12, r=3, p=3, n=12, seed=4)
+
+    def energy(b):
+        kinetic, off, _, _ = full_flow_energy(Z, b, sigma=0.9, lam=0.7, n_components=1)
+        return kinetic + 0.7 * off
+
+    kinetic, off, grad, _ = full_flow_energy(Z, beta, sigma=0.9, lam=0.7, n_components=1)
+    assert kinetic > 0 and off > 0
+    numeric = central_difference(energy, beta, h=1e-6)
+    assert np.abs(grad - numeric).max() / np.abs(numeric).max() < 1e-6
+
+
+@pytest.mark.parametrize(
+    ("m", "r", "p", "rows"),
+    [(40, 3, 4, 7), (300, 24, 3, 128), (2000, 3, 2, 128)],
+    ids=["blocks-of-7", "vowel-dims", "parallel"],
+)
+def test_fused_full_set_energy_equals_the_matrix_path(m, r, p, rows, monkeypatch):
+    """span_energy with I = every point goes through the fused kernel; the stored-matrix path
+    (any basis) is the reference: the same energy, gradient and trajectories to rounding."""
+    monkeypatch.setattr(diffeomap_kernels, "FLOW_BLOCK_ROWS", rows)
+    rng = np.random.default_rng(m)
+    Z = rng.standard_normal((m, r))
+    beta = 0.3 * rng.standard_normal((p, m, r))
+    sigma = 0.5 * np.sqrt(r)
+    every = np.arange(m)
+    fused = span_energy(Z, beta, sigma, lam=3.0, n_components=2, basis=every)
+    reference = span_energy_matrices(Z, beta, sigma, lam=3.0, n_components=2, basis=every)
+    assert fused.energy == pytest.approx(reference.energy, rel=1e-12)
+    assert fused.kinetic == pytest.approx(reference.kinetic, rel=1e-12)
+    assert fused.off_subspace == pytest.approx(reference.off_subspace, rel=1e-12)
+    scale = np.abs(reference.grad).max()
+    assert np.abs(fused.grad - reference.grad).max() < 1e-11 * scale
+    np.testing.assert_allclose(fused.trajectories, reference.trajectories, rtol=0, atol=1e-12)
+    # a strict subset is not the full set: it takes the matrix path, with another energy
+    subset = span_energy(Z, beta[:, : m // 2], sigma, 3.0, 2, every[: m // 2])
+    assert subset.energy != pytest.approx(fused.energy, rel=1e-6)

@@ -16,6 +16,9 @@ that k(x, x) = 1 exactly and close pairs lose no precision; in high dimension (U
 NIPS: 1739) from ||a||^2 + ||b||^2 - 2 a.b with the inner products from one BLAS product,
 which is far faster there (absolute error ~ 1e-16 ||x||^2 / sigma^2 in K). The contraction is
 two matrix products plus elementwise work (BLAS), faster than any hand loop for it.
+
+:func:`full_flow_energy` is the whole full-set span energy and its gradient (every point a
+basis function), block by block of rows, so that no m x m matrix is ever stored whole.
 """
 
 from __future__ import annotations
@@ -93,3 +96,104 @@ def gaussian_kernel_vjp(
     grad_A = inv_s2 * (C @ B - C.sum(axis=1)[:, None] * A)
     grad_B = inv_s2 * (C.T @ A - C.sum(axis=0)[:, None] * B)
     return grad_A, grad_B
+
+
+# ----------------------------------------------------------------------------- full-set flow
+
+
+#: rows j per block of the full-set flow: a block's m-column matrices (~2.8 MB at m = 2700)
+#: stay in cache between the BLAS product that makes them and the next that reads them
+FLOW_BLOCK_ROWS = 128
+
+
+def _flow_weights(A, S, sq_rows, sq_cols, scale, csum):
+    """In place, for a block of rows j against every column i (parallel over rows):
+
+        A_ji <- K_ji = exp(-scale max(|a_j|^2 + |a_i|^2 - 2 A_ji, 0)),   A = Phi_blk Phi^T,
+        S_ji <- C_ji = K_ji S_ji,   csum_j = sum_i C_ji  (float64 accumulation).
+    """
+    b, m = A.shape
+    for j in numba.prange(b):
+        acc = 0.0
+        for i in range(m):
+            k = fast_exp64(-scale * max(sq_rows[j] + sq_cols[i] - 2.0 * A[j, i], 0.0))
+            A[j, i] = k
+            c = k * S[j, i]
+            S[j, i] = c
+            acc += c
+        csum[j] = acc
+
+
+_weights_serial = numba.njit(cache=True, fastmath=FASTMATH)(_flow_weights)
+_weights_parallel = numba.njit(parallel=True, cache=True, fastmath=FASTMATH)(_flow_weights)
+
+
+def full_flow_energy(
+    Z: np.ndarray, beta: np.ndarray, sigma: float, lam: float, n_components: int
+) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """The full-set span energy (every point a basis function) and dE/dbeta, fused by row block.
+
+        Phi_0 = Z,  Phi_{k+1} = Phi_k + h K_k beta_k,  h = 1/p,  K_k = K(Phi_k, Phi_k),
+        E = sum_{k<p} h tr(beta_k^T K_k beta_k) + lam sum_j sum_{d>=b} Phi_p[j, d]^2
+
+    (the paper's eq. 13 with V_k = K_k beta_k, so tr(V_k^T K_k^-1 V_k) = tr(beta_k^T K_k beta_k)).
+    Reverse mode, G = dE/dPhi_{k+1}, H = G + beta_k (K symmetric):
+
+        dE/dbeta_k = h K_k (G + 2 beta_k),
+        dE/dPhi_k  = G - (1/sigma^2) h (rowsum(C) o Phi_k - C Phi_k),
+        C = K_k o S,  S_ji = H_j . beta_i + beta_j . H_i  (= [H, beta] [beta, H]^T).
+
+    Returns (kinetic, off_subspace, dE/dbeta (p, m, r), trajectories (p + 1, m, r)); E =
+    kinetic + lam off_subspace: the quantity of :func:`embedlab.methods.diffeomap.span_energy`
+    with I = every point. Design: every m x m matrix is made, used and dropped one block of
+    FLOW_BLOCK_ROWS rows at a time (forward and again in reverse, O(p m r) memory; storing the
+    p kernels would take p m^2 floats, 1.2 GB on vowel); its four O(m^2 r) products per block
+    are BLAS (the Gram matrix Phi_blk Phi^T for the distances, S, K Q and C Phi), and the
+    elementwise work between them is one numba pass (:func:`_flow_weights`). Distances from the
+    Gram matrix carry an absolute error ~1e-16 |phi|^2 / sigma^2 in the exponent.
+    """
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    beta = np.ascontiguousarray(beta, dtype=np.float64)
+    p = beta.shape[0]
+    m, r = Z.shape
+    if beta.shape != (p, m, r):
+        raise ValueError(f"beta must be (p, m, r) = (p, {m}, {r}), got {beta.shape}")
+    scale = 0.5 / (sigma * sigma)
+    h = 1.0 / p
+    parallel = FLOW_BLOCK_ROWS * m >= PARALLEL_MIN_WORK // 8
+    kernel = _kernel_products_parallel if parallel else _kernel_products_serial
+    weights = _weights_parallel if parallel else _weights_serial
+    blocks = [slice(j, min(j + FLOW_BLOCK_ROWS, m)) for j in range(0, m, FLOW_BLOCK_ROWS)]
+    T = np.empty((p + 1, m, r))
+    T[0] = Z
+    kinetic = 0.0
+    for k in range(p):
+        Phi = T[k]
+        sq = np.einsum("ij,ij->i", Phi, Phi)
+        for b in blocks:
+            V = kernel(Phi[b] @ Phi.T, sq[b], sq, scale) @ beta[k]
+            T[k + 1][b] = Phi[b] + h * V
+            kinetic += h * float(np.sum(beta[k][b] * V))
+    off = T[p][:, n_components:]
+    off_subspace = float(np.sum(off * off))
+    G = np.zeros((m, r))
+    G[:, n_components:] = 2.0 * lam * off
+    grad = np.empty_like(beta)
+    for k in reversed(range(p)):
+        Phi = T[k]
+        sq = np.einsum("ij,ij->i", Phi, Phi)
+        H = G + beta[k]
+        left = np.hstack([H, beta[k]])
+        right = np.hstack([beta[k], H])
+        Q = H + beta[k]
+        G_prev = np.empty((m, r))
+        for b in blocks:
+            A = Phi[b] @ Phi.T
+            C = left[b] @ right.T
+            csum = np.empty(len(A))
+            weights(A, C, sq[b], sq, scale, csum)
+            grad[k][b] = h * (A @ Q)
+            if k > 0:  # Phi_0 is the data: no gradient needed
+                G_prev[b] = G[b] - (2.0 * scale * h) * (Phi[b] * csum[:, None] - C @ Phi)
+        G = G_prev
+    return kinetic, off_subspace, grad, T

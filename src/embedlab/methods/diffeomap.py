@@ -73,7 +73,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from embedlab.checks import check_points
-from embedlab.kernels.diffeomap import gaussian_kernel, gaussian_kernel_vjp
+from embedlab.kernels.diffeomap import full_flow_energy, gaussian_kernel, gaussian_kernel_vjp
 
 log = logging.getLogger(__name__)
 
@@ -274,6 +274,11 @@ def span_trajectories(Z: np.ndarray, beta: np.ndarray, basis: np.ndarray, sigma:
     return trajectories, kernels
 
 
+def is_every_point(basis: np.ndarray, m: int) -> bool:
+    """True when the basis indices are 0..m-1 in order (the full set)."""
+    return len(basis) == m and bool(np.array_equal(basis, np.arange(m)))
+
+
 def span_energy(
     Z: np.ndarray,
     beta: np.ndarray,
@@ -289,9 +294,32 @@ def span_energy(
         E(beta) = sum_{k<p} (1/p) tr(beta_k^T K_nn(Phi_k) beta_k) + lam sum_j L(Phi_p[j]).
 
     ``beta`` is (p, n, r), ``basis`` the n indices I (all points: the full-set energy, since
-    then every V_k = K beta_k and tr(V^T K^-1 V) = tr(beta^T K beta)). Gradient by reverse mode
-    through the Euler steps; cost O(m n r) per step.
+    then every V_k = K beta_k and tr(V^T K^-1 V) = tr(beta^T K beta), the paper's eq. 13).
+    Gradient by reverse mode through the Euler steps; cost O(m n r) per step. With I = every
+    point (0..m-1) the fused kernel :func:`embedlab.kernels.diffeomap.full_flow_energy` computes
+    it (no m x m matrix stored: the matrix path's memory traffic dominates its time there);
+    otherwise :func:`span_energy_matrices`.
     """
+    if is_every_point(basis, len(Z)):
+        kinetic, off_subspace, grad, trajectories = full_flow_energy(
+            Z, beta, sigma, lam, n_components
+        )
+        return SpanEnergyParts(
+            kinetic + lam * off_subspace, kinetic, off_subspace, grad, trajectories
+        )
+    return span_energy_matrices(Z, beta, sigma, lam, n_components, basis)
+
+
+def span_energy_matrices(
+    Z: np.ndarray,
+    beta: np.ndarray,
+    sigma: float,
+    lam: float,
+    n_components: int,
+    basis: np.ndarray,
+) -> SpanEnergyParts:
+    """:func:`span_energy` for any basis through the stored kernel matrices K_mn(Phi_k) and
+    BLAS products (O(p m n) memory)."""
     p = len(beta)
     trajectories, kernels = span_trajectories(Z, beta, basis, sigma)
     kinetic = 0.0
@@ -427,9 +455,10 @@ class _Budget(Exception):
     pass
 
 
-def _minimise(fun, x0, *, optimizer, max_iter, max_evaluations, what):
+def _minimise(fun, x0, *, optimizer, max_iter, max_evaluations, what, on_iteration=None):
     """Run scipy's L-BFGS-B or CG on fun(x) -> (energy, grad); keep the lowest energy evaluated.
 
+    ``on_iteration(n, x)``, if given, is called after iteration n with the optimiser's point.
     Returns (x_best, n_iter, message, n_evaluations, energy_trace, evaluation_trace).
     """
     if optimizer not in OPTIMIZERS:
@@ -458,6 +487,8 @@ def _minimise(fun, x0, *, optimizer, max_iter, max_evaluations, what):
 
     def record(intermediate_result):
         trace.append(float(intermediate_result.fun))
+        if on_iteration is not None:
+            on_iteration(len(trace), intermediate_result.x)
         if len(trace) % LOG_EVERY == 0:
             log.info("%s iteration %d: energy %.6g", optimizer, len(trace), trace[-1])
 
@@ -541,6 +572,7 @@ def fit_span(
     whiten: bool = True,
     init: np.ndarray | None = None,
     max_evaluations: int | None = None,
+    on_iteration=None,
 ) -> DiffeomapFit:
     """Span formulation (:func:`span_energy`): minimise E over beta (p, n, r) from beta = 0
     (the identity flow, the paper's start Phi_k = X), or from ``init``.
@@ -548,19 +580,27 @@ def fit_span(
     ``whiten``: optimise gamma_k = K_nn(X[I])^1/2 beta_k instead of beta_k (the kinetic term
     is then ||gamma||^2 near the start; the Gaussian K_nn is badly conditioned, and in beta
     L-BFGS creeps). ``DiffeomapFit.coef`` holds beta; ``trajectories`` are its shooting.
+    ``on_iteration(n, beta)`` is called after each iteration n (convergence studies).
     """
     m, r = Z.shape
     n = len(basis)
     S = whitening(Z, basis, sigma) if whiten else None
 
+    def whiten_apply(g):
+        """S g_k for every k as one (n x n)(n x p r) product."""
+        return (S @ g.transpose(1, 0, 2).reshape(n, p * r)).reshape(n, p, r).transpose(1, 0, 2)
+
     def to_beta(z):
         g = z.reshape(p, n, r)
-        return g if S is None else np.matmul(S, g)
+        return g if S is None else whiten_apply(g)
 
     def fun(z):
         parts = span_energy(Z, to_beta(z), sigma, lam, n_components, basis)
-        grad = parts.grad if S is None else np.matmul(S, parts.grad)
+        grad = parts.grad if S is None else whiten_apply(parts.grad)
         return parts.energy, grad.ravel()
+
+    def iterated(k, z):
+        on_iteration(k, to_beta(z))
 
     if init is None:
         x0 = np.zeros(p * n * r)
@@ -570,7 +610,7 @@ def fit_span(
         x0 = np.linalg.solve(S, np.asarray(init, dtype=np.float64)).ravel()
     optimum = _minimise(
         fun, x0, optimizer=optimizer, max_iter=max_iter, max_evaluations=max_evaluations,
-        what=f"sigma={sigma}, lam={lam}",
+        what=f"sigma={sigma}, lam={lam}", on_iteration=None if on_iteration is None else iterated,
     )  # fmt: skip
     beta = to_beta(optimum[0])
     parts = span_energy(Z, beta, sigma, lam, n_components, basis)
