@@ -3,22 +3,20 @@
     python scripts/compare_tables.py BEFORE/results/tables AFTER/results/tables
 
 Used to check that a refactoring changes no number (e.g. the quick configuration's tables
-before and after). Columns of run time (``seconds``, ``*_s``, ``time``, ``wall``) are not
-compared; every other cell must be equal (numbers to ``--rtol``, 0 = exactly). Exit status 1
-and a list of the differences when any table differs, is missing or is extra.
+before and after). The columns that a table's writer declared measurements of the machine
+(times, memory; ``x.columns.json`` beside ``x.csv``) are not compared; every other cell must
+be equal (numbers to ``--rtol``, 0 = exactly): ``embedlab.tables.compare_csv``. Exit status 1
+and a list of the differences when any table differs, is missing, is extra or has no column
+declaration.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-TIMING = re.compile(r"(^|_)(seconds|time|wall|minutes)($|_)|_s$")
+from embedlab.tables import compare_csv
 
 
 def compare(before: Path, after: Path, rtol: float = 0.0) -> list[str]:
@@ -28,22 +26,8 @@ def compare(before: Path, after: Path, rtol: float = 0.0) -> list[str]:
     problems = [f"{n}: only in {before}" for n in sorted(names_before - names_after)]
     problems += [f"{n}: only in {after}" for n in sorted(names_after - names_before)]
     for name in sorted(names_before & names_after):
-        a, b = pd.read_csv(before / name), pd.read_csv(after / name)
-        if list(a.columns) != list(b.columns) or a.shape != b.shape:
-            problems.append(f"{name}: columns/shape {list(a.columns)} {a.shape} vs {b.shape}")
-            continue
-        for col in a.columns:
-            if TIMING.search(str(col)):
-                continue
-            x, y = a[col], b[col]
-            if pd.api.types.is_numeric_dtype(x) and pd.api.types.is_numeric_dtype(y):
-                same = np.isclose(x, y, rtol=rtol, atol=0.0, equal_nan=True)
-            else:
-                both_missing = (x.isna() & y.isna()).to_numpy(dtype=bool)
-                equal = (x.astype(object) == y.astype(object)).to_numpy(dtype=bool, na_value=False)
-                same = both_missing | equal
-            for row in np.flatnonzero(~same)[:3]:
-                problems.append(f"{name}: row {row}, {col}: {x.iloc[row]} vs {y.iloc[row]}")
+        found, _ = compare_csv(before / name, after / name, rtol=rtol)
+        problems += [f"{name}: {problem}" for problem in found]
     return problems
 
 
@@ -59,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(problems))
         print(f"{len(problems)} difference(s) over {n} tables")
         return 1
-    print(f"{n} tables equal (timing columns skipped)")
+    print(f"{n} tables equal (declared measurements of the machine skipped)")
     return 0
 
 

@@ -11,8 +11,10 @@ Checks, each reported PASS/FAIL:
              shapes, values bit for bit; the zip's member time stamps are not compared),
              items.tsv byte for byte, meta.json the same JSON;
   tables     every results/tables/*.csv has the same columns, rows and text cells, and its
-             numbers agree within --rtol/--atol, apart from the wall-time columns
-             (TIMING_COLUMNS), which measure the machine, not the method.
+             numbers agree within --rtol/--atol, apart from the columns that its writer
+             declared measurements of the machine (times, memory, CPU use) in the
+             x.columns.json beside it (embedlab.tables.compare_csv); a table without that
+             declaration fails.
 Exit status 0 only if all checks pass.
 """
 
@@ -24,27 +26,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-# Wall-clock columns: they differ between any two runs (and more so between a local process
-# and a SLURM job on a loaded node), so they are left out of the comparison.
-# Found by reading every table the quick configuration writes:
-#   diffeomap_1nn.csv  seconds          (fit time of one (sigma, lambda) setting)
-#   ee_sweep.csv       seconds          (time of one lambda run)
-#   ee_homotopy.csv    seconds          (time of one homotopy schedule)
-#   snest_kl.csv       seconds_per_run  (mean time of one optimisation run)
-#   scale.csv          wall_s           (time of one method's fit)
-# No other column depends on timing (snest_kl's `budget` is the embedding dimension budget).
-TIMING_COLUMNS = {"seconds", "seconds_per_run", "wall_s"}
+from embedlab.tables import compare_csv
 
-# No other tolerance: the SNEST minimum KL used to need 1 % here, because the neighbour kernel
-# compiled fresh and loaded from numba's cache vectorised its sums differently (fastmath
-# reassociation); the kernel now sums in a fixed order (tests/test_ne_kernel.py checks a fresh
-# and a cached compile give the same bits), so every run is reproducible to the last bit.
-
-
-def _is_timing(column: str) -> bool:
-    return column in TIMING_COLUMNS
+# No tolerance beyond the defaults: the kernels sum in a fixed order (tests/test_ne_kernel.py
+# checks a fresh and a cached compile give the same bits), so a correct run reproduces every
+# result to the last bit, on one node or many.
 
 
 def files_under(root: Path) -> set[str]:
@@ -79,64 +66,6 @@ def compare_dataset_dir(a: Path, b: Path) -> list[str]:
         elif fa.read_bytes() != fb.read_bytes():
             problems.append(f"{name} differs")
     return problems
-
-
-def _as_float(values: pd.Series) -> np.ndarray | None:
-    """The column as floats, or None if some non-empty cell is not a number."""
-    try:
-        return pd.to_numeric(values, errors="raise").to_numpy(dtype=float)
-    except (TypeError, ValueError):
-        return None
-
-
-def compare_table(a: Path, b: Path, rtol: float, atol: float) -> tuple[list[str], list[str]]:
-    """Return (problems, notes) for one CSV table."""
-    ta, tb = pd.read_csv(a), pd.read_csv(b)
-    if list(ta.columns) != list(tb.columns):
-        return [f"columns {list(ta.columns)} != {list(tb.columns)}"], []
-    if ta.shape != tb.shape:
-        return [f"shape {ta.shape} != {tb.shape}"], []
-    problems, notes = [], []
-    for col in ta.columns:
-        x, y = ta[col], tb[col]
-        if _is_timing(col):
-            notes.append(f"{col}: wall time, not compared")
-            continue
-        xs, ys = x.astype("string").fillna("<NA>"), y.astype("string").fillna("<NA>")
-        xv, yv = _as_float(x), _as_float(y)
-        if pd.api.types.is_bool_dtype(x) or xv is None or yv is None:
-            # text: identical, except cells that are numbers in both runs
-            bad = (xs != ys).to_numpy()
-            for row in np.flatnonzero(bad):
-                try:
-                    u, v = float(xs.iloc[row]), float(ys.iloc[row])
-                except ValueError:
-                    continue
-                bad[row] = not np.isclose(u, v, rtol=rtol, atol=atol, equal_nan=True)
-            if bad.any():
-                row = int(np.flatnonzero(bad)[0])
-                problems.append(
-                    f"{col}: {int(bad.sum())} cells differ (first row {row}: "
-                    f"{xs.iloc[row]!r} vs {ys.iloc[row]!r})"
-                )
-            elif (xs != ys).any():
-                notes.append(f"{col}: numbers in text cells equal within the tolerance")
-            continue
-        ok = np.isclose(xv, yv, rtol=rtol, atol=atol, equal_nan=True)
-        if not ok.all():
-            rows = np.flatnonzero(~ok)
-            worst = np.nanmax(np.abs(xv - yv)[rows])
-            problems.append(
-                f"{col}: {len(rows)} of {len(xv)} values differ beyond tolerance "
-                f"(max |diff| {worst:.3g}; first row {rows[0]}: {xv[rows[0]]!r} vs "
-                f"{yv[rows[0]]!r})"
-            )
-        else:
-            both = ~(np.isnan(xv) & np.isnan(yv))
-            diff = np.abs(xv - yv)[both]
-            if diff.size and diff.max() > 0:
-                notes.append(f"{col}: equal within the tolerance (max |diff| {diff.max():.3g})")
-    return problems, notes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         if not other.exists():
             table_problems[t.name] = ["missing in the SLURM run"]
             continue
-        problems, notes = compare_table(t, other, args.rtol, args.atol)
+        problems, notes = compare_csv(t, other, args.rtol, args.atol)
         if problems:
             table_problems[t.name] = problems
         if notes:
@@ -218,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             "tables",
             bool(tables) and not table_problems,
             f"{len(tables)} CSV tables equal (rtol {args.rtol:g}, atol {args.atol:g}; "
-            f"wall-time columns skipped)"
+            f"declared measurements of the machine skipped)"
             if not table_problems
             else f"{len(table_problems)} of {len(tables)} tables differ: {sorted(table_problems)}",
         )

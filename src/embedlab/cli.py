@@ -141,7 +141,9 @@ def _cmd_summarize_datasets(args: argparse.Namespace) -> None:
     from embedlab import tables
 
     df = tables.dataset_summary(args.meta)
-    tables.write_table(df, args.csv, args.md, title="Datasets: our counts beside the papers'")
+    tables.write_table(
+        df, args.csv, args.md, measured=(), title="Datasets: our counts beside the papers'"
+    )
     log.info("wrote %s and %s (%d datasets)", args.csv, args.md, len(df))
 
 
@@ -150,7 +152,7 @@ def _cmd_summarize_papers(args: argparse.Namespace) -> None:
 
     df = summary.summary_table(args.paper_values, args.tables, args.meta)
     title = f"Paper vs ours: {len(df)} published numbers ({summary.verdict_counts(df)})"
-    tables.write_table(df, args.csv, args.md, title=title)
+    tables.write_table(df, args.csv, args.md, measured=(), title=title)
     counts = summary.verdict_table(df).to_markdown(index=False)
     body = Path(args.md).read_text().split("\n", 2)[2]  # below the title line
     Path(args.md).write_text(f"# {title}\n\n{counts}\n\n## Every published number\n\n{body}")

@@ -134,5 +134,6 @@ def write_timings(folder: str | Path, csv: str | Path, md: str | Path) -> pd.Dat
         + parts.to_markdown(index=False)
         + "\n"
     )
-    tables.write_table(table, csv, md, title=title, after=after)
+    measured = ["wall_s", "cpu_s", "max_rss_mb", "cpu_per_wall"]
+    tables.write_table(table, csv, md, measured=measured, title=title, after=after)
     return table

@@ -798,7 +798,9 @@ def _cmd_table2_size(args):
 
 def _cmd_table(args):
     long, tests, meta = rank_table(args.results, args.paper)
-    tables.write_table(long, args.csv, args.md_long, title="D-CODE Table 2 (long form)")
+    tables.write_table(
+        long, args.csv, args.md_long, measured=(), title="D-CODE Table 2 (long form)"
+    )
     artifacts.write_text_atomic(args.md, table_markdown(long, tests, meta))
 
 
@@ -812,7 +814,7 @@ def _cmd_figure(args):
         table, model = synthetic_ranks(art, cfg["params"], cfg["seed"])
         if args.table:
             Path(args.table).parent.mkdir(parents=True, exist_ok=True)
-            tables.write_csv(table, args.table)
+            tables.write_csv(table, args.table, measured=())
         names = _items(art, "author")["name"].tolist() + _items(art, "word")["name"].tolist()
         fig = plots.synthetic_figure(model, names, table, cfg["epochs"])
     elif args.figure == "fig4":
@@ -828,7 +830,7 @@ def _cmd_figure(args):
             coords.insert(0, "name", list(names_a[authors]) + list(names_w[words]))
             coords.insert(1, "role", roles)
             Path(args.table).parent.mkdir(parents=True, exist_ok=True)
-            tables.write_csv(coords, args.table)
+            tables.write_csv(coords, args.table, measured=())
         fig = plots.nips_figure(
             model.means_[-1],
             list(names_a[authors]),
@@ -849,7 +851,7 @@ def _cmd_figure(args):
         )
         if args.table:
             Path(args.table).parent.mkdir(parents=True, exist_ok=True)
-            tables.write_csv(table, args.table)
+            tables.write_csv(table, args.table, measured=())
         fig = plots.pairs_figure(table, n_emb)
     save_figure(fig, args.out)
 

@@ -222,7 +222,7 @@ def _cmd_sweep(args):
         args.learning_rates,
         args.max_iter,
     )
-    tables.write_csv(table, args.csv)
+    tables.write_csv(table, args.csv, measured=["seconds"])
     arrays = {
         "maps": maps,
         "kinds": table["negative_weights"].to_numpy(str),
@@ -238,6 +238,7 @@ def _cmd_table(args):
         table,
         args.csv,
         args.md,
+        measured=["seconds"],
         title="Elastic Embedding: lambda sweep (1-NN error, trustworthiness k=10)",
     )
 
@@ -273,6 +274,7 @@ def _cmd_homotopy(args):
         table,
         args.csv,
         args.md,
+        measured=["seconds"],
         title="Elastic Embedding on the Swiss roll: homotopy vs fixed lambda",
     )
     save_figure(homotopy_figure(maps, table, t), args.out, tight=True)

@@ -399,7 +399,7 @@ def direction(ratio: float) -> str:
 
 
 def write_scale_table(df: pd.DataFrame, info: dict, csv, md) -> None:
-    tables.write_csv(df, csv)
+    tables.write_csv(df, csv, measured=["wall_s"])
     title = (
         f"Scale: {info['dataset']}, n = {info['n']}, one sparse P (perplexity "
         f"{info['perplexity']:g}, k = {info['k']} neighbours by {info['knn_method']} in "

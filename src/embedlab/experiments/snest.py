@@ -262,7 +262,9 @@ def _cmd_embed(args: argparse.Namespace) -> None:
 def _cmd_table(args: argparse.Namespace) -> None:
     df = kl_table(args.runs, args.paper)
     datasets = args.datasets.split(",") if args.datasets else list(dict.fromkeys(df["dataset"]))
-    tables.write_table(df, args.csv, args.md_long, title="SNEST Table 1 (long form)")
+    tables.write_table(
+        df, args.csv, args.md_long, measured=["seconds_per_run"], title="SNEST Table 1 (long form)"
+    )
     matrix = kl_matrix(df, datasets)
     claims = space_time_claims(df)
     note = (

@@ -719,7 +719,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> None:
         seed=args.seed, max_iter=args.max_iter, max_triplets=args.max_triplets,
         folds_used=args.folds_used, kform_solver=json.loads(args.kform_solver),
     )  # fmt: skip
-    tables.write_csv(df, args.out)
+    tables.write_csv(df, args.out, measured=["seconds"])
 
 
 def _cmd_authors_search(args: argparse.Namespace) -> None:
@@ -759,11 +759,12 @@ def _cmd_authors_part(args: argparse.Namespace) -> None:
         seed=args.seed, max_iter=args.max_iter, max_triplets=args.max_triplets,
         nn_training=args.nn_training,
     )  # fmt: skip
-    tables.write_csv(df, args.out)
+    tables.write_csv(df, args.out, measured=["seconds"])
 
 
 def _cmd_authors_merge(args: argparse.Namespace) -> None:
-    tables.write_csv(merge_parts(pd.read_csv(p) for p in args.parts), args.out)
+    merged = merge_parts(pd.read_csv(p) for p in args.parts)
+    tables.write_csv(merged, args.out, measured=["seconds"])
 
 
 def _cmd_table(args: argparse.Namespace) -> None:
@@ -787,7 +788,7 @@ def _cmd_table(args: argparse.Namespace) -> None:
                         for short, d in found.items() if d)
         )
     title += "; " + describe_folds(folds_per_method(args.metrics))
-    tables.write_table(df, args.csv, args.md, title=title)
+    tables.write_table(df, args.csv, args.md, measured=(), title=title)
 
 
 #: file-name prefix of each protocol's tables and figures (results/tables/<prefix>_<dataset>.csv)
@@ -807,7 +808,7 @@ def _cmd_claims(args: argparse.Namespace) -> None:
     df = claims_table(by_dataset, args.paper)
     title = "t-STE paper's claims, as measured "
     title += f"(protocol {args.protocol}: {READING[args.protocol]})"
-    tables.write_table(df, args.csv, args.md, title=title)
+    tables.write_table(df, args.csv, args.md, measured=(), title=title)
 
 
 def _cmd_map(args: argparse.Namespace) -> None:
