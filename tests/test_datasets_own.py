@@ -367,6 +367,49 @@ def test_a_triplet_index_beyond_the_labels_and_a_repeated_index_are_errors(tmp_p
 
 
 # --------------------------------------------------------------------------------------
+# large files: pandas' parser first, the cell-by-cell reader only to name a problem
+
+
+def test_a_regular_file_is_read_without_the_cell_by_cell_reader(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the cell-by-cell reader ran on a regular file")
+
+    monkeypatch.setattr(own, "_read_delimited", refuse)
+    path = write(tmp_path, "v.csv", "id,x,y,c\na,1,2.5,cat\nb,-3,40,dog\n")
+    art = own.build_own("v", entry("vectors", "csv", path, labels="c", names="id"))
+    np.testing.assert_array_equal(art["X"], [[1, 2.5], [-3, 40]])
+    assert art.items["name"].tolist() == ["a", "b"] and art.meta["label_names"] == ["cat", "dog"]
+    path = write(tmp_path, "t.csv", "i,j,l\n0,1,2\n3,2,0\n")
+    art = own.build_own("t", entry("triplets", "triplets", path))
+    np.testing.assert_array_equal(art["triplets"], [[0, 1, 2], [3, 2, 0]])
+    path = write(tmp_path, "bad.csv", "x,y\n1,2\n3,four\n")
+    with pytest.raises(AssertionError, match="cell-by-cell"):
+        own.build_own("b", entry("vectors", "csv", path))
+
+
+@pytest.mark.parametrize(
+    "fmt, text, options",
+    [
+        ("csv", "n,x,y,c\np,1,2,7\nq,3,4.5,8\nr,-1e-3,0,7\n", {"labels": "c", "names": "n"}),
+        ("tsv", "x\ty\tc\n1\t2\tb\n3\t4\ta\n", {"labels": "c"}),
+        ("triplets", "1,2,3\n3,1,2\n", {"first_index": 1}),
+    ],
+)
+def test_both_readers_give_the_same_artifact(tmp_path, fmt, text, options):
+    kind = "triplets" if fmt == "triplets" else "vectors"
+    fast = own.build_own("f", entry(kind, fmt, write(tmp_path, "f", text), **options))
+    # blank lines at the end send the file to the cell-by-cell reader, which ignores them
+    slow = own.build_own("s", entry(kind, fmt, write(tmp_path, "s", text + "\n\n"), **options))
+    assert fast.arrays.keys() == slow.arrays.keys()
+    for key in fast.arrays:
+        np.testing.assert_array_equal(fast[key], slow[key])
+        assert fast[key].dtype == slow[key].dtype
+    assert fast.items.equals(slow.items)
+    assert {k: v for k, v in fast.meta.items() if k not in ("raw", "entry")} == {
+        k: v for k, v in slow.meta.items() if k not in ("raw", "entry")}
+
+
+# --------------------------------------------------------------------------------------
 # sha256, the written artifact, the command line
 
 

@@ -276,6 +276,53 @@ def _read_delimited(path: Path, sep: str) -> tuple[list[list[str]], list[int]]:
     return rows, lines
 
 
+def _first_row(path: Path, sep: str) -> list[str] | None:
+    """The stripped fields of the first line (None: unreadable or empty; the exact reader then
+    says why)."""
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            return [cell.strip() for cell in next(csv.reader(fh, delimiter=sep))]
+    except (OSError, UnicodeDecodeError, csv.Error, StopIteration):
+        return None
+
+
+def _fast_table(
+    path: Path, sep: str, header: list[str] | None, text_columns: list[int]
+) -> tuple[np.ndarray, dict[int, np.ndarray]] | None:
+    """(the numeric columns as float64, the text columns) of a regular delimited file, read by
+    pandas' C parser; None for any irregularity (a cell that is not a finite number, an empty
+    text cell, a short or long row, a blank line, a header pandas reads otherwise). Large
+    files are read this way; :func:`_read_delimited` and :func:`_numbers` reread the others
+    cell by cell to name the line and column of the problem."""
+    if header is not None and len(set(header)) != len(header):
+        return None
+    try:
+        frame = pd.read_csv(
+            path,
+            sep=sep,
+            header=0 if header is not None else None,
+            dtype={(header[k] if header is not None else k): str for k in text_columns},
+            keep_default_na=False,
+            skip_blank_lines=False,
+            engine="c",
+            low_memory=False,
+        )
+    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError):
+        return None
+    if len(frame) == 0 or (header is not None and list(frame.columns) != header):
+        return None
+    numeric = [k for k in range(frame.shape[1]) if k not in text_columns]
+    if not all(frame.dtypes.iloc[k].kind in "iuf" for k in numeric):
+        return None
+    values = frame.iloc[:, numeric].to_numpy(np.float64)
+    if not np.isfinite(values).all():
+        return None
+    text = {k: frame.iloc[:, k].to_numpy().astype(str) for k in text_columns}
+    if any((t == "").any() for t in text.values()):
+        return None
+    return values, text
+
+
 def _codes(labels: np.ndarray) -> tuple[np.ndarray, list[str] | None]:
     """int64 label codes: integers as written, else codes of the sorted names (and the names)."""
     as_int = pd.to_numeric(pd.Series(labels), errors="coerce")
@@ -294,37 +341,48 @@ def read_vectors_table(
 ) -> tuple[np.ndarray, np.ndarray | None, pd.DataFrame, dict]:
     """(X, labels or None, items, meta) of a CSV / TSV with a header line."""
     path = Path(path)
-    rows, lines = _read_delimited(path, sep)
-    header, body, lines = rows[0], np.asarray(rows[1:], dtype=object), np.asarray(lines[1:])
-    if len(body) == 0:
-        raise DatasetError(f"{path}: a header line and no rows")
+    header = _first_row(path, sep)
+    if header is None:
+        _read_delimited(path, sep)  # raises, naming the problem
+        raise DatasetError(f"{path}: no header line")
     for option, column in (("labels", labels), ("names", names)):
         if column is not None and column not in header:
             raise DatasetError(
                 f"{path}, line 1: no column {column!r} (the {option} column); header: {header}"
             )
-    coords = [k for k, c in enumerate(header) if c not in (labels, names)]
+    text_columns = [header.index(c) for c in (labels, names) if c is not None]
+    coords = [k for k in range(len(header)) if k not in text_columns]
     if not coords:
         raise DatasetError(f"{path}, line 1: no coordinate column besides labels / names")
-    X = np.empty((len(body), len(coords)), dtype=np.float64)
-    # column by column: the message's column number is the file's own
-    for j, k in enumerate(coords):
-        X[:, j] = _numbers(body[:, [k]], path, lines, [header[k]], k + 1)[:, 0]
-    if names is not None:
-        item_names = body[:, header.index(names)].astype(str)
+    fast = _fast_table(path, sep, header, text_columns)
+    if fast is not None:
+        X, text = fast
     else:
-        item_names = np.arange(len(body)).astype(str)
+        rows, lines = _read_delimited(path, sep)
+        body, lines = np.asarray(rows[1:], dtype=object), np.asarray(lines[1:])
+        if len(body) == 0:
+            raise DatasetError(f"{path}: a header line and no rows")
+        X = np.empty((len(body), len(coords)), dtype=np.float64)
+        # column by column: the message's column number is the file's own
+        for j, k in enumerate(coords):
+            X[:, j] = _numbers(body[:, [k]], path, lines, [header[k]], k + 1)[:, 0]
+        text = {k: body[:, k].astype(str) for k in text_columns}
+        if labels is not None:
+            k = header.index(labels)
+            empty = np.flatnonzero(text[k] == "")
+            if empty.size:
+                raise DatasetError(
+                    f"{_where(path, int(lines[empty[0]]), k + 1, labels)}: empty label"
+                )
+    if names is not None:
+        item_names = text[header.index(names)]
+    else:
+        item_names = np.arange(len(X)).astype(str)
     items = pd.DataFrame({"name": item_names})
     meta: dict[str, Any] = {"columns": [header[k] for k in coords]}
     y = None
     if labels is not None:
-        k = header.index(labels)
-        raw = body[:, k].astype(str)
-        empty = np.flatnonzero(raw == "")
-        if empty.size:
-            raise DatasetError(
-                f"{_where(path, int(lines[empty[0]]), k + 1, labels)}: empty label"
-            )
+        raw = text[header.index(labels)]
         y, label_names = _codes(raw)
         items["label"] = raw
         if label_names is not None:
@@ -569,22 +627,36 @@ def read_triplets(
     """(triplets from 0, n, meta) of a CSV of index triples with an optional header line (a
     first line of three non-numeric fields). ``n`` defaults to the largest index + 1."""
     path = Path(path)
-    rows, lines = _read_delimited(path, ",")
-    if len(rows[0]) != 3:
-        raise DatasetError(f"{_where(path, lines[0])}: {len(rows[0])} fields, a triplet has 3")
-    cells, lines = np.asarray(rows, dtype=object), np.asarray(lines)
+    first = _first_row(path, ",")
     header = None
-    if pd.to_numeric(pd.Series(cells[0]), errors="coerce").isna().all():
-        header, cells, lines = [str(c) for c in cells[0]], cells[1:], lines[1:]
+    if first is not None and pd.to_numeric(pd.Series(first), errors="coerce").isna().all():
+        header = first
+    fast = _fast_table(path, ",", header, []) if first is not None and len(first) == 3 else None
+    if fast is not None and np.array_equal(fast[0], np.round(fast[0])):
+        values, cells = fast[0], None
+        lines = np.arange(len(values)) + (2 if header is not None else 1)
+    else:
+        rows, lines = _read_delimited(path, ",")
+        if len(rows[0]) != 3:
+            raise DatasetError(
+                f"{_where(path, lines[0])}: {len(rows[0])} fields, a triplet has 3"
+            )
+        cells, lines = np.asarray(rows, dtype=object), np.asarray(lines)
+        if header is not None:
+            cells, lines = cells[1:], lines[1:]
         if len(cells) == 0:
             raise DatasetError(f"{path}: a header line and no triplets")
+        values = _numbers(cells, path, lines, header or [None, None, None], 1)
     columns = header or [None, None, None]
-    values = _numbers(cells, path, lines, columns, 1)
+
+    def cell(r: int, c: int) -> str:  # the cell as written (as read, on the fast path)
+        return str(cells[r, c]) if cells is not None else str(int(values[r, c]))
+
     noninteger = np.argwhere(values != np.round(values))
     if noninteger.size:
         r, c = (int(k) for k in noninteger[0])
         raise DatasetError(
-            f"{_where(path, int(lines[r]), c + 1, columns[c])}: {cells[r, c]!r} is not an "
+            f"{_where(path, int(lines[r]), c + 1, columns[c])}: {cell(r, c)!r} is not an "
             "integer index"
         )
     T = values.astype(np.int64) - first_index
@@ -595,14 +667,15 @@ def read_triplets(
         text = f"[{first_index}, {top - 1 + first_index}]" if n is not None else (
             f"from {first_index} (first_index)")
         raise DatasetError(
-            f"{_where(path, int(lines[r]), c + 1, columns[c])}: index {cells[r, c]} is out of "
+            f"{_where(path, int(lines[r]), c + 1, columns[c])}: index {cell(r, c)} is out of "
             f"range {text}"
         )
     repeat = (T[:, 0] == T[:, 1]) | (T[:, 0] == T[:, 2]) | (T[:, 1] == T[:, 2])
     if repeat.any():
         r = int(np.flatnonzero(repeat)[0])
         raise DatasetError(
-            f"{_where(path, int(lines[r]))}: the triplet {cells[r].tolist()} repeats an index"
+            f"{_where(path, int(lines[r]))}: the triplet {[cell(r, c) for c in range(3)]} repeats "
+            "an index"
         )
     return T, top, {"columns": header}
 
