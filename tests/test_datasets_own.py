@@ -286,6 +286,9 @@ def test_a_non_square_or_unlinked_matrix_is_an_error(tmp_path):
     path = write(tmp_path, "m.txt", "0 1 1\n1 0 1\n")
     with pytest.raises(DatasetError, match=r"m\.txt, line 1, column 3: not square, 2 rows of 3"):
         own.build_own("m", entry("similarity", "matrix", path))
+    path = write(tmp_path, "b.txt", "0 1\n\n1 0\n")
+    with pytest.raises(DatasetError, match=r"b\.txt, line 2: blank line"):
+        own.build_own("b", entry("similarity", "matrix", path))
     path = write(tmp_path, "z.txt", "0 1 0\n1 0 0\n0 0 4\n")
     with pytest.raises(DatasetError, match=r"z\.txt, line 3: item 2 .* no weight"):
         own.build_own("z", entry("similarity", "matrix", path))
@@ -393,17 +396,20 @@ def test_a_regular_file_is_read_without_the_cell_by_cell_reader(tmp_path, monkey
         ("csv", "n,x,y,c\np,1,2,7\nq,3,4.5,8\nr,-1e-3,0,7\n", {"labels": "c", "names": "n"}),
         ("tsv", "x\ty\tc\n1\t2\tb\n3\t4\ta\n", {"labels": "c"}),
         ("triplets", "1,2,3\n3,1,2\n", {"first_index": 1}),
+        ("matrix", "0 1 2\n1 0 0.5\n2 0.5 0\n", {}),
+        ("matrix", "0,1,2\n1,0,0.5\n2,0.5,0\n", {}),
     ],
 )
 def test_both_readers_give_the_same_artifact(tmp_path, fmt, text, options):
-    kind = "triplets" if fmt == "triplets" else "vectors"
+    kind = {"triplets": "triplets", "matrix": "similarity"}.get(fmt, "vectors")
     fast = own.build_own("f", entry(kind, fmt, write(tmp_path, "f", text), **options))
     # blank lines at the end send the file to the cell-by-cell reader, which ignores them
     slow = own.build_own("s", entry(kind, fmt, write(tmp_path, "s", text + "\n\n"), **options))
     assert fast.arrays.keys() == slow.arrays.keys()
     for key in fast.arrays:
-        np.testing.assert_array_equal(fast[key], slow[key])
-        assert fast[key].dtype == slow[key].dtype
+        a, b = (x.toarray() if sp.issparse(x) else x for x in (fast[key], slow[key]))
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
     assert fast.items.equals(slow.items)
     assert {k: v for k, v in fast.meta.items() if k not in ("raw", "entry")} == {
         k: v for k, v in slow.meta.items() if k not in ("raw", "entry")}

@@ -556,30 +556,36 @@ def read_matrix(path: str | Path) -> np.ndarray:
     if path.suffix.lower() == ".npy":
         W = read_vectors_npy(path)
 
-        def where(r: int, c: int) -> str:
-            return f"{path}: row {r}, column {c} (from 0)"
+        def where(r: int, c: int | None = None) -> str:
+            return f"{path}: row {r}" + ("" if c is None else f", column {c}") + " (from 0)"
     else:
-        rows, lines = [], []
-        for lineno, line in enumerate(_read_text(path).splitlines(), 1):
-            if line.strip():
-                rows.append(re.split(r"[,\s]+", line.strip()))
-                lines.append(lineno)
-            elif rows and any(x.strip() for x in _read_text(path).splitlines()[lineno:]):
-                raise DatasetError(f"{_where(path, lineno)}: blank line")
-        if not rows:
+        text_lines = _read_text(path).splitlines()
+        while text_lines and not text_lines[-1].strip():
+            text_lines.pop()
+        if not text_lines:
             raise DatasetError(f"{path}: the file is empty")
-        width = len(rows[0])
-        for r, fields in enumerate(rows):
-            if len(fields) != width:
-                raise DatasetError(
-                    f"{_where(path, lines[r], min(len(fields), width) + 1)}: {len(fields)} "
-                    f"fields, line {lines[0]} has {width} (a ragged row)"
-                )
-        W = _numbers(np.asarray(rows, dtype=object), path, np.asarray(lines),
-                     [None] * width, 1)
+        sep = "," if "," in text_lines[0] else r"\s+"
+        fast = _fast_table(path, sep, None, [])
+        lines = np.arange(1, len(text_lines) + 1)
+        if fast is not None and len(fast[0]) == len(text_lines):
+            W = fast[0]
+        else:
+            rows = []
+            for lineno, line in enumerate(text_lines, 1):
+                if not line.strip():
+                    raise DatasetError(f"{_where(path, lineno)}: blank line")
+                rows.append(re.split(r"[,\s]+", line.strip()))
+            width = len(rows[0])
+            for r, fields in enumerate(rows):
+                if len(fields) != width:
+                    raise DatasetError(
+                        f"{_where(path, r + 1, min(len(fields), width) + 1)}: {len(fields)} "
+                        f"fields, line 1 has {width} (a ragged row)"
+                    )
+            W = _numbers(np.asarray(rows, dtype=object), path, lines, [None] * width, 1)
 
-        def where(r: int, c: int) -> str:
-            return _where(path, lines[r], c + 1)
+        def where(r: int, c: int | None = None) -> str:
+            return _where(path, int(lines[r]), None if c is None else c + 1)
     n_rows, n_cols = W.shape
     if n_rows != n_cols:
         first = where(0, n_rows) if n_cols > n_rows else where(n_cols, 0)
@@ -596,8 +602,8 @@ def read_matrix(path: str | Path) -> np.ndarray:
     if empty.size:
         r = int(empty[0])
         raise DatasetError(
-            f"{where(r, 0).rsplit(', column', 1)[0]}: item {r} (from 0) has no weight to another "
-            f"item, in its row or its column ({empty.size} such items); P would have an empty row"
+            f"{where(r)}: item {r} (from 0) has no weight to another item, in its row or its "
+            f"column ({empty.size} such items); P would have an empty row"
         )
     return W
 
