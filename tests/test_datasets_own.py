@@ -161,6 +161,7 @@ def test_npy_and_npz(tmp_path):
     [
         ("x,y\n1,2\n3,nan\n", 3, 2, "not a finite number"),
         ("x,y\n1,2\ninf,4\n", 3, 1, "not a finite number"),
+        ("x,y\n1,x\nz,4\n", 2, 2, "'x' is not a number"),  # the first in file order
         ("x,y\n1,2\n3,four\n", 3, 2, "'four' is not a number"),
         ("x,y\n1,\n3,4\n", 2, 2, "empty cell"),
         ("x,y\n1,2\n3\n", 3, 2, "ragged row"),

@@ -201,7 +201,11 @@ def fetch_entry(
 # reading cells
 
 
-def _where(path: Path, line: int | None = None, column: int | None = None, header=None) -> str:
+def _where(
+    path: Path, line: int | None = None, column: int | None = None, header: str | None = None
+) -> str:
+    """``<file>, line L, column C ('<header>')``: lines and columns 1-based, as an editor
+    shows them."""
     text = str(path)
     if line is not None:
         text += f", line {line}"
@@ -219,9 +223,17 @@ def _read_text(path: Path) -> str:
         raise DatasetError(f"{path}: cannot be read ({exc.strerror or exc})") from None
 
 
-def _numbers(cells: np.ndarray, path: Path, lines: np.ndarray, columns: list, first_column: int):
-    """float64 of a 2-D array of text cells; DatasetError at the first cell (in file order)
-    that is not a finite number, naming its line and column (1-based)."""
+def _numbers(
+    cells: np.ndarray,
+    path: Path,
+    lines: np.ndarray,
+    names: list[str | None],
+    columns: list[int] | None = None,
+) -> np.ndarray:
+    """float64 of a 2-D array of text cells: rows from file lines ``lines``, columns the file's
+    ``columns`` (1-based; default 1, 2, ...) named ``names``. DatasetError at the first cell in
+    file order that is not a finite number, naming its line and column."""
+    columns = list(range(1, cells.shape[1] + 1)) if columns is None else columns
     frame = pd.DataFrame(cells)
     values = frame.apply(lambda col: pd.to_numeric(col, errors="coerce")).to_numpy(np.float64)
     bad = ~np.isfinite(values)
@@ -235,7 +247,7 @@ def _numbers(cells: np.ndarray, path: Path, lines: np.ndarray, columns: list, fi
         else:
             problem = f"{text!r} is not a finite number"
         raise DatasetError(
-            f"{_where(path, int(lines[r]), c + first_column, columns[c])}: {problem}"
+            f"{_where(path, int(lines[r]), columns[c], names[c])}: {problem}"
         )
     return values
 
@@ -362,10 +374,9 @@ def read_vectors_table(
         body, lines = np.asarray(rows[1:], dtype=object), np.asarray(lines[1:])
         if len(body) == 0:
             raise DatasetError(f"{path}: a header line and no rows")
-        X = np.empty((len(body), len(coords)), dtype=np.float64)
-        # column by column: the message's column number is the file's own
-        for j, k in enumerate(coords):
-            X[:, j] = _numbers(body[:, [k]], path, lines, [header[k]], k + 1)[:, 0]
+        X = _numbers(
+            body[:, coords], path, lines, [header[k] for k in coords], [k + 1 for k in coords]
+        )
         text = {k: body[:, k].astype(str) for k in text_columns}
         if labels is not None:
             k = header.index(labels)
@@ -494,7 +505,7 @@ def read_edges(path: str | Path, directed: bool = False) -> tuple[sp.csr_matrix,
     table = pd.DataFrame(rows, columns=["line", "i", "j", "weight"][: 1 + n_fields])
     lines = table["line"].to_numpy()
     if n_fields == 3:
-        weight = _numbers(table[["weight"]].to_numpy(), path, lines, ["weight"], 3)[:, 0]
+        weight = _numbers(table[["weight"]].to_numpy(), path, lines, ["weight"], [3])[:, 0]
         bad = np.flatnonzero(weight <= 0)
         if bad.size:
             raise DatasetError(
@@ -582,7 +593,7 @@ def read_matrix(path: str | Path) -> np.ndarray:
                         f"{_where(path, r + 1, min(len(fields), width) + 1)}: {len(fields)} "
                         f"fields, line 1 has {width} (a ragged row)"
                     )
-            W = _numbers(np.asarray(rows, dtype=object), path, lines, [None] * width, 1)
+            W = _numbers(np.asarray(rows, dtype=object), path, lines, [None] * width)
 
         def where(r: int, c: int | None = None) -> str:
             return _where(path, int(lines[r]), None if c is None else c + 1)
@@ -652,7 +663,7 @@ def read_triplets(
             cells, lines = cells[1:], lines[1:]
         if len(cells) == 0:
             raise DatasetError(f"{path}: a header line and no triplets")
-        values = _numbers(cells, path, lines, header or [None, None, None], 1)
+        values = _numbers(cells, path, lines, header or [None, None, None])
     columns = header or [None, None, None]
 
     def cell(r: int, c: int) -> str:  # the cell as written (as read, on the fast path)
