@@ -515,6 +515,8 @@ def test_paper_problems():
     assert own.paper_problems("ee", "vectors", n=14, perplexity=12) == []
     assert "3 dimensions" in own.paper_problems("diffeomap", "vectors", dims=2)[0]
     assert "20 triplets" in own.paper_problems("tste", "triplets", n_triplets=15, n_folds=20)[0]
+    assert "at least 30 points" in own.paper_problems("tste", "triplets", n=20)[0]
+    assert own.paper_problems("tste", "triplets", n=20, max_dim=10) == []
     assert own.paper_problems("snest", "similarity", n=34, has_labels=False) == []
 
 

@@ -817,7 +817,8 @@ class PaperNeeds:
 
     ``labels``: "required" (the experiment fails without), "optional" (a measure that needs
     them is left out without) or "unused". ``min_points`` is the fewest items it can run on
-    (``ee``: with perplexity 40, its default; :func:`paper_problems` takes the value in use).
+    under the full config's settings (``ee``: perplexity 40; ``tste``: dims up to 30);
+    :func:`paper_problems` takes the values in use.
     """
 
     paper: str
@@ -848,8 +849,9 @@ PAPER_NEEDS: dict[str, PaperNeeds] = {
              "more than 2 dimensions",
     ),
     "tste": PaperNeeds(
-        "tste", "triplets", "required", 3, min_triplets=10,
-        note="the 1-NN error of every fit needs labels; n_folds (10) folds of the triplets",
+        "tste", "triplets", "required", 30, min_triplets=10,
+        note="the 1-NN error of every fit needs labels; the K forms embed in up to max(dims) "
+             "dimensions (30) and need as many items; n_folds (10) folds of the triplets",
     ),
     "dcode": PaperNeeds(
         "dcode", "cooccurrence", "unused", 2,
@@ -874,11 +876,13 @@ def paper_problems(
     n_triplets: int | None = None,
     perplexity: float | None = None,
     n_folds: int | None = None,
+    max_dim: int | None = None,
 ) -> list[str]:
     """Why ``paper`` cannot use a dataset (empty: it can). Facts left ``None`` are not judged:
     at parse time the kind and whether labels are declared are known, the counts only once
     the artifact is built (its ``meta.json`` summary: ``n``, ``dims``, ``triplets``,
-    ``classes``)."""
+    ``classes``). The paper's settings, where given, replace the full config's: ``perplexity``
+    (ee), ``n_folds`` and ``max_dim`` (tste: the largest of its ``dims``)."""
     if paper not in PAPER_NEEDS:
         raise ValueError(f"unknown paper {paper!r}; papers: {', '.join(PAPER_NEEDS)}")
     needs = PAPER_NEEDS[paper]
@@ -890,6 +894,8 @@ def paper_problems(
     fewest = needs.min_points
     if paper == "ee" and perplexity is not None:
         fewest = max(3, math.floor(perplexity) + 2)
+    if paper == "tste" and max_dim is not None:
+        fewest = max(3, int(max_dim))
     if n is not None and n < fewest:
         problems.append(f"{paper} needs at least {fewest} points, the dataset has {n}")
     if dims is not None and dims < needs.min_dims:
