@@ -2,7 +2,8 @@
 #   make reproduce   full reproduction (creates .venv, installs, runs snakemake)
 #   make test        the test suite (creates .venv, installs, runs pytest)
 # Other targets: quick (few-minute smoke run), report (HTML report + browser check), lint,
-# dry-run, clean, slurm-check (the quick run through a real one-node SLURM).
+# dry-run, clean, slurm-check (the quick run through a real one-node SLURM), docs (the docs
+# site, generated from a run's tables and built in strict mode).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -11,7 +12,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SNAKEMAKE := PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/snakemake --cores $(CORES) --scheduler greedy
 
-.PHONY: reproduce quick report timings browser test lint dry-run clean venv slurm-check
+.PHONY: reproduce quick report timings browser test lint dry-run clean venv slurm-check docs
 
 venv: $(STAMP)
 
@@ -56,6 +57,16 @@ browser:
 quick: $(STAMP)
 	$(SNAKEMAKE) --configfile config/quick.yaml --max-threads 1
 	$(MAKE) report CONFIG=config/quick.yaml
+
+# The docs site: docs/*.md filled from docs/templates and the tables in docs/data, then built
+# with MkDocs in strict mode into results/site. RESULTS=<a run's results folder> first copies
+# that run's tables into docs/data (CONFIGURATION names the run's config, shown on every page):
+#   make docs RESULTS=results CONFIGURATION="default: config/config.yaml"
+RESULTS ?=
+CONFIGURATION ?=
+docs: $(STAMP)
+	$(BIN)/python -m embedlab docs $(if $(RESULTS),--results "$(RESULTS)" --configuration "$(CONFIGURATION)")
+	$(BIN)/python -m mkdocs build --strict
 
 test: $(STAMP) browser
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -n $(CORES) tests

@@ -2,7 +2,7 @@
 
     base (artifacts, registry, fetch, tables, runs, perplexity, affinities, optimize,
           kernels, datasets)  ->  methods  ->  evaluate  ->  experiments, plots
-          ->  summary, timings, report_check, cli
+          ->  summary, timings, report_check, docs, cli
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ LAYERS = {
     "summary": 4,
     "timings": 4,
     "report_check": 4,
+    "docs": 4,
     "cli": 4,
     "__main__": 4,
 }  # every other module (the base) is layer 0

@@ -174,6 +174,17 @@ def _cmd_check_report(args: argparse.Namespace) -> None:
     log.info("report %s: all %d expected figures and tables render", args.report, len(expected))
 
 
+def _cmd_docs(args: argparse.Namespace) -> None:
+    from embedlab import docs
+
+    if args.results:
+        docs.snapshot(args.results, args.data, args.out, args.templates, args.configuration)
+    docs.write_pages(docs.render(args.templates, args.data, args.schemas), args.out)
+    readme = Path(args.readme)
+    readme.write_text(docs.fill_readme(readme.read_text(), docs.readme_block(args.data)))
+    log.info("wrote the pages of %s from %s, and %s's results block", args.out, args.data, readme)
+
+
 def _check_workflow_code(verb: str) -> None:
     """Under the workflow (its rules export EMBEDLAB_WORKFLOW_SRC, the folder holding its
     embedlab), stop unless this process runs the workflow's code for ``verb``: an embedlab
@@ -248,6 +259,16 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--expect-summary", help="`snakemake --summary` output: expect its outputs")
     p.add_argument("--browser", help="Chromium executable (default: found on PATH)")
     p.set_defaults(func=_cmd_check_report)
+
+    p = sub.add_parser("docs", help="the docs pages from templates and a run's tables")
+    p.add_argument("--results", help="first snapshot this run's results folder into --data")
+    p.add_argument("--configuration", default="", help="the run's configuration (with --results)")
+    p.add_argument("--templates", default="docs/templates")
+    p.add_argument("--data", default="docs/data")
+    p.add_argument("--schemas", default="workflow/schemas")
+    p.add_argument("--out", default="docs")
+    p.add_argument("--readme", default="README.md")
+    p.set_defaults(func=_cmd_docs)
 
     for name in _experiment_modules(verb, core=list(sub.choices)):
         importlib.import_module(f"embedlab.experiments.{name}").register(sub)

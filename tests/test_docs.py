@@ -1,0 +1,200 @@
+"""The docs site: pages generated from a run's tables, the committed pages equal to the
+generator's output, the configuration reference complete, the site built in strict mode, and
+the README short and free of history."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+import yaml
+
+from embedlab import docs
+from embedlab.summary import COLUMNS
+
+from .conftest import REPO
+
+TEMPLATES = REPO / "docs" / "templates"
+DATA = REPO / "docs" / "data"
+SCHEMAS = REPO / "workflow" / "schemas"
+
+
+def _results(tmp_path):
+    """A small results folder: a summary of two papers, one table, one figure."""
+    results = tmp_path / "results"
+    (results / "tables").mkdir(parents=True)
+    (results / "figures").mkdir()
+    rows = [
+        ["SNEST", "Table 1", "school sne-2", "0.52", "0.5156", "-0.0044", "matched", ""],
+        ["SNEST", "Table 1", "school tsne-2", "0.61", "0.65", "0.04", "worse", ""],
+        ["SNEST", "Table 1", "school snest-2-1", "0.31", "0.2", "-0.11", "better", "a | b"],
+        ["D-CODE", "Table 2", "20a mle", "7.4", "", "", "not reproduced", "why"],
+    ]
+    pd.DataFrame(rows, columns=COLUMNS).to_csv(results / "tables" / "summary.csv", index=False)
+    (results / "tables" / "snest_kl.md").write_text(
+        "# Table 1: minimal KL\n\n| cell | school |\n|---|---|\n| sne-2 | 0.5156 |\n\nnote\n"
+    )
+    (results / "figures" / "snest_fig2a.png").write_bytes(b"\x89PNG not really")
+    (results / "figures" / "unused.png").write_bytes(b"\x89PNG")
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "snest.md").write_text(
+        "# SNEST\n\n{{ configuration }}\n\n{{ counts }}\n\n{{ summary SNEST }}\n\n"
+        "{{ table snest_kl }}\n\n{{ table dcode_rank }}\n\n"
+        '{{ figure snest_fig2a "Fig. 2a: SCHOOL" }}\n\n{{ figure snest_fig3 }}\n'
+    )
+    return results, templates
+
+
+def test_pages_are_filled_from_a_results_folder(tmp_path):
+    results, templates = _results(tmp_path)
+    data, site = tmp_path / "data", tmp_path / "site"
+    record = docs.snapshot(results, data, site, templates, "quick: config/quick.yaml")
+    assert record["figures"] == ["snest_fig2a"]
+    assert (site / "figures" / "snest_fig2a.png").read_bytes() == b"\x89PNG not really"
+    assert not (site / "figures" / "unused.png").exists()
+
+    page = docs.render(templates, data, SCHEMAS)["snest.md"]
+    assert "configuration: **quick: config/quick.yaml**" in page
+    assert "| sne-2 | 0.5156 |" in page and "#### Table 1: minimal KL" in page
+    assert "`results/tables/dcode_rank.md` is not in the run" in page
+    assert "![Fig. 2a: SCHOOL](figures/snest_fig2a.png)" in page
+    assert "`results/figures/snest_fig3.png` is not in the run" in page
+    # the summary's rows of SNEST only, a '|' in a cell escaped
+    assert "school tsne-2" in page and "20a mle" not in page.split("school sne-2")[1]
+    assert "a \\| b" in page
+    # the counts: SNEST 1 matched, 1 better, 1 worse of 3; D-CODE 1 not reproduced
+    counts = docs.verdict_counts(pd.read_csv(data / "tables" / "summary.csv", dtype=str))
+    snest = counts.set_index("paper").loc["SNEST"]
+    assert (snest["matched"], snest["better"], snest["worse"], snest["total"]) == (1, 1, 1, 3)
+    assert re.search(r"\| SNEST\s+\|\s+1 \|\s+1 \|\s+1 \|", page)
+
+    # the same inputs give the same pages; another run's numbers give other pages
+    assert docs.render(templates, data, SCHEMAS)["snest.md"] == page
+    (data / "tables" / "snest_kl.md").write_text("| cell | school |\n|---|---|\n| sne-2 | 9 |\n")
+    assert "| sne-2 | 9 |" in docs.render(templates, data, SCHEMAS)["snest.md"]
+
+
+def test_readme_block_counts_each_paper(tmp_path):
+    results, templates = _results(tmp_path)
+    data = tmp_path / "data"
+    docs.snapshot(results, data, tmp_path / "site", templates, "quick")
+    block = docs.readme_block(data)
+    assert "- [SNEST](docs/snest.md): 3 published numbers: 1 matched, 1 better, 1 worse." in block
+    readme = f"intro\n{docs.GLANCE_START}\nold\n{docs.GLANCE_END}\nrest\n"
+    assert docs.fill_readme(readme, block) == f"intro\n{block}\nrest\n"
+    with pytest.raises(docs.DocsError, match="markers"):
+        docs.fill_readme("no markers", block)
+
+
+def test_bad_inputs_are_refused(tmp_path):
+    results, templates = _results(tmp_path)
+    with pytest.raises(docs.DocsError, match="configuration must be named"):
+        docs.snapshot(results, tmp_path / "d", tmp_path / "s", templates, " ")
+    (results / "tables" / "summary.csv").unlink()
+    with pytest.raises(docs.DocsError, match="no summary.csv"):
+        docs.snapshot(results, tmp_path / "d", tmp_path / "s", templates, "quick")
+    with pytest.raises(docs.DocsError, match="no run.json"):
+        docs.render(templates, tmp_path / "nothing", SCHEMAS)
+    results, templates = _results(tmp_path / "again")
+    docs.snapshot(results, tmp_path / "d", tmp_path / "s", templates, "quick")
+    (templates / "bad.md").write_text("{{ tabel snest_kl }}\n")
+    with pytest.raises(docs.DocsError, match="bad.md: line 1: unknown placeholder"):
+        docs.render(templates, tmp_path / "d", SCHEMAS)
+
+
+def test_committed_pages_are_the_generators_output():
+    """docs/*.md and README's results block are what `make docs` makes from docs/data: edit
+    docs/templates (or the schemas) and run `make docs`, never the pages."""
+    pages = docs.render(TEMPLATES, DATA, SCHEMAS)
+    stale = [n for n, text in pages.items() if (REPO / "docs" / n).read_text() != text]
+    assert not stale, f"docs pages not generated from docs/data (run `make docs`): {stale}"
+    assert sorted(pages) == sorted(p.name for p in (REPO / "docs").glob("*.md"))
+    readme = (REPO / "README.md").read_text()
+    assert docs.fill_readme(readme, docs.readme_block(DATA)) == readme
+    run = docs.read_run(DATA)
+    for name in run["figures"]:
+        assert (REPO / "docs" / "figures" / f"{name}.png").is_file(), name
+    assert sorted(p.stem for p in (REPO / "docs" / "figures").glob("*.png")) == run["figures"]
+
+
+def test_every_paper_has_a_page_with_generated_numbers():
+    summary = pd.read_csv(DATA / "tables" / "summary.csv", dtype=str)
+    for paper in set(summary["paper"]):
+        template = (TEMPLATES / docs.PAPER_PAGES[paper]).read_text()
+        assert f"{{{{ summary {paper} }}}}" in template, paper
+    for page in ["snest", "tste", "dcode", "diffeomap", "ee", "scale", "performance"]:
+        template = (TEMPLATES / f"{page}.md").read_text()
+        assert "{{ configuration }}" in template and "{{ table " in template, page
+
+
+def test_config_reference_lists_every_setting():
+    text = docs.config_reference(SCHEMAS)
+    for path in sorted(SCHEMAS.glob("*.schema.yaml")):
+        name = path.name.split(".")[0]
+        schema = yaml.safe_load(path.read_text())
+        for key, node in schema.get("properties", {}).items():
+            setting = key if name in ("config", "datasets") else f"{name}.{key}"
+            row = next((r for r in text.splitlines() if r.startswith(f"| `{setting}` ")), None)
+            assert row is not None, setting
+            if isinstance(node, dict) and "default" in node and not isinstance(
+                node["default"], dict | list
+            ):
+                assert f"`{docs.json.dumps(node['default'])}`" in row, (setting, row)
+    assert "| `snest.stopping.plateau_tol` " in text
+
+
+HISTORY = re.compile(
+    r"\b20\d\d-\d\d-\d\d\b|#\d+\b|\bissue\b|used to\b|this morning|yesterday|"
+    r"\bno longer\b|\bsince then\b|\bbefore the\b.*\bchange|\bwas\b.*\bbefore\b",
+    re.IGNORECASE,
+)
+
+
+def test_readme_and_docs_are_short_and_without_history():
+    readme = (REPO / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    texts = {"README.md": readme, "benchmarks/README.md": (REPO / "benchmarks/README.md")}
+    texts["benchmarks/README.md"] = texts["benchmarks/README.md"].read_text()
+    texts.update({f"docs/templates/{p.name}": p.read_text() for p in TEMPLATES.glob("*.md")})
+    found = [
+        f"{name}:{number}: {line.strip()}"
+        for name, text in texts.items()
+        for number, line in enumerate(text.splitlines(), start=1)
+        if HISTORY.search(line)
+    ]
+    assert not found, "history belongs in CHANGELOG.md:\n" + "\n".join(found)
+    assert re.search(r"^## \[?\d", (REPO / "CHANGELOG.md").read_text(), re.MULTILINE)
+
+
+def _mkdocs(config, site):
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(config), "-d",
+         str(site)],
+        capture_output=True,
+        text=True,
+        cwd=config.parent,
+    )
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None, reason="mkdocs not installed")
+def test_site_builds_in_strict_mode_and_a_broken_link_fails(tmp_path):
+    built = _mkdocs(REPO / "mkdocs.yml", tmp_path / "site")
+    assert built.returncode == 0, built.stdout + built.stderr
+    for page in ["index", "snest", "tste", "dcode", "diffeomap", "ee", "scale", "configuration"]:
+        assert (tmp_path / "site" / page / "index.html").is_file() or page == "index"
+    assert (tmp_path / "site" / "index.html").is_file()
+
+    copy = tmp_path / "copy"
+    shutil.copytree(REPO / "docs", copy / "docs")
+    shutil.copy(REPO / "mkdocs.yml", copy / "mkdocs.yml")
+    with open(copy / "docs" / "snest.md", "a") as f:
+        f.write("\n[a page that is not there](missing.md)\n")
+    broken = _mkdocs(copy / "mkdocs.yml", tmp_path / "site2")
+    assert broken.returncode != 0
+    assert "missing.md" in broken.stdout + broken.stderr
