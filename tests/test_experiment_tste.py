@@ -236,7 +236,7 @@ def test_authors_search_split_is_the_first_tenth_in_generation_order(monkeypatch
     assert tste.search_split(9090, 10) == 909
     seen = []
 
-    def fake_fit(method, dims, triplets, n, values, seed, max_iter, allow_self):
+    def fake_fit(method, dims, triplets, n, values, seed, max_iter, allow_self, settings):
         seen.append(triplets.copy())
         return {max(dims): (np.zeros((n, max(dims))), 1, 0.0)}, None
 
@@ -251,14 +251,26 @@ def test_authors_search_split_is_the_first_tenth_in_generation_order(monkeypatch
 
 def test_authors_params_map_the_searched_value_onto_the_coded_objectives():
     assert tste.authors_params("GNMDS-K", {"mu": 0.2}) == {
-        "learning_rate": 1.0, "init_rank": 2, "loss_weight": 0.2, "lam": 0.8,
+        "learning_rate": 1.0, "init_rank": 2, "kform": "released", "loss_weight": 0.2,
+        "lam": 0.8,
     }  # fmt: skip
     assert tste.authors_params("STE-K", {"lam": 0.3}) == {
-        "learning_rate": 1.0, "init_rank": 2, "loss_weight": 0.7, "lam": 0.3,
+        "learning_rate": 1.0, "init_rank": 2, "kform": "released", "loss_weight": 0.7,
+        "lam": 0.3,
     }  # fmt: skip
     assert tste.authors_params("CKL-K", {"mu": 0.04})["unit_diagonal"] is False
+    assert tste.authors_params("CKL-K", {"mu": 0.04})["kform"] == "released"
     assert tste.authors_params("CKL-X")["learning_rate"] == 1e-5
+    assert tste.authors_params("GNMDS-X") == {"learning_rate": 1.0, "min_iter": 50}
     assert tste.authors_params("t-STE-X") == {"learning_rate": 2.0}
+    # the authors_figure reading's solver options
+    assert tste.authors_params("t-STE-X", None, {"alpha": 1, "use_log": False}) == {
+        "learning_rate": 2.0, "alpha": 1, "use_log": False,
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="no option"):
+        tste.authors_params("CKL-X", None, {"use_log": False})
+    with pytest.raises(ValueError, match="no option"):
+        tste.authors_params("STE-X", None, {"alpha": 1})
     assert tste.authors_max_iter("STE-K", None) == 2000
     assert tste.authors_max_iter("STE-X", None) == 1000
     assert tste.authors_max_iter("STE-K", 5) == 5
@@ -298,7 +310,7 @@ def test_authors_jobs_reproduce_the_one_call_protocol(planted_self, tmp_path):
     from embedlab.cli import main
 
     common = ["--artifact", str(planted_self), "--method", "GNMDS-K", "--dims", "2", "3",
-              "--folds", "2", "--seed", "0", "--max-iter", "40"]  # fmt: skip
+              "--folds", "2", "--seed", "0", "--max-iter", "40", "--settings", "{}"]  # fmt: skip
     search = []
     for k, value in enumerate([0.5, 0.9]):
         search.append(str(tmp_path / f"s{k}.npz"))
@@ -359,3 +371,62 @@ def test_kform_solver_settings_reach_the_k_forms_only(planted):
         tste.evaluate_method(
             planted, "STE-K", [2], 2, kform_solver={"solver": "newton"}, **common
         )
+
+
+def test_authors_figure_settings_reach_the_fits_and_change_only_those(planted_self, tmp_path):
+    """The authors_figure reading's options reach the estimator (t-STE-X alpha = 1 and the sum
+    of probabilities at 3-D, where the scripts' call has alpha = 2 and sum log p); with no
+    settings the rows are the authors_code ones. The jobs take the options as a flag."""
+    from embedlab.cli import main
+
+    fig = {"alpha": 1, "use_log": False}
+    code = tste.evaluate_authors(planted_self, "t-STE-X", [3], 2, seed=0, max_iter=60)
+    same = tste.evaluate_authors(
+        planted_self, "t-STE-X", [3], 2, seed=0, max_iter=60, settings={}
+    )
+    pd.testing.assert_frame_equal(code.drop(columns="seconds"), same.drop(columns="seconds"))
+    figure = tste.evaluate_authors(
+        planted_self, "t-STE-X", [3], 2, seed=0, max_iter=60, settings=fig
+    )
+    assert not np.allclose(figure["generalisation_error"].fillna(-1),
+                           code["generalisation_error"].fillna(-1))  # fmt: skip
+    trip, n, labels, allow_self = tste.load_triplets(planted_self, with_self=True)
+    train = trip[: tste.search_split(len(trip), 2)]
+    fits, _ = tste.authors_fit("t-STE-X", [3], train, n, None, 0, 60, allow_self, fig)
+    from embedlab.methods.triplets import TSTE
+
+    est = TSTE(n_components=3, alpha=1, use_log=False, learning_rate=2.0, max_iter=60,
+               random_state=0).fit(train, n=n, allow_self=True)  # fmt: skip
+    np.testing.assert_array_equal(fits[3][0], est.embedding_)
+    argv = ["tste-authors-part", "--artifact", str(planted_self), "--method", "t-STE-X",
+            "--dims", "3", "--folds", "2", "--seed", "0", "--max-iter", "60", "--part", "nn",
+            "--nn-training", "first", "--settings", json.dumps(fig),
+            "--out", str(tmp_path / "nn.csv")]  # fmt: skip
+    assert main(argv) == 0
+    job = pd.read_csv(tmp_path / "nn.csv").drop(columns="seconds")
+    want = figure[figure["fold"] == -1].drop(columns="seconds").reset_index(drop=True)
+    pd.testing.assert_frame_equal(job, want, check_dtype=False)
+    tste.embed_map(
+        planted_self, "t-STE-X", tmp_path / "f.npz", seed=0, max_iter=50,
+        protocol="authors_figure", settings=fig,
+    )  # fmt: skip
+    assert tste.load_map(tmp_path / "f.npz")[2]["protocol"] == "authors_figure"
+    with pytest.raises(ValueError, match="authors' readings"):
+        tste.embed_map(
+            planted_self, "t-STE-X", tmp_path / "g.npz", seed=0, max_iter=5,
+            protocol="paper_text", settings=fig,
+        )  # fmt: skip
+
+
+def test_authors_k_forms_run_as_released(planted_self):
+    """The authors' K forms use the released gradient and projection (kform='released'):
+    the fit differs from the symmetric projected gradient of the same objective."""
+    trip, n, _, allow_self = tste.load_triplets(planted_self, with_self=True)
+    fits, K = tste.authors_fit("STE-K", [2], trip[:300], n, {"lam": 0.1}, 0, 30, allow_self)
+    from embedlab.methods.triplets import STE
+
+    params = {**tste.authors_params("STE-K", {"lam": 0.1}), "kform": "symmetric"}
+    sym = STE(form="K", n_components=2, max_iter=30, random_state=0, **params)
+    sym.fit(trip[:300], n=n, allow_self=True)
+    assert not np.allclose(K, sym.kernel_, atol=1e-8)
+    np.testing.assert_allclose(K, K.T, atol=1e-10)

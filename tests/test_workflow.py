@@ -231,10 +231,12 @@ def test_tste_runs_both_protocols(configfile):
     both claims tables and Fig. 2s, the authors' Fig. 3; the authors' jobs carry their
     dataset's grid and 1-NN training set."""
     cfg = yaml.safe_load((REPO / configfile).read_text())["tste"]
-    assert cfg["protocols"] == ["paper_text", "authors_code"]
+    assert cfg["protocols"] == ["paper_text", "authors_code", "authors_figure"]
     targets = [
         "results/tables/tste_claims.csv",
         "results/tables/tste_authors_claims.csv",
+        "results/tables/tste_authors_figure_claims.csv",
+        "results/figures/tste_authors_figure_fig2.png",
         "results/figures/tste_fig2.png",
         "results/figures/tste_authors_fig2.png",
         "results/figures/tste_authors_fig3.png",
@@ -246,13 +248,13 @@ def test_tste_runs_both_protocols(configfile):
         assert t in proc.stdout, t
     authors = cfg["authors_code"]
     lines = proc.stdout.splitlines()
-    merges = [line for line in lines if "tste-authors-merge" in line]
+    merges = [line for line in lines if "tste-authors-merge" in line and "s/tste_authors/" in line]
     expected = sum(
         len(authors.get("methods_by_dataset", {}).get(d, authors["methods"]))
         for d in authors["datasets"]
     )
     assert len(merges) == expected
-    parts = [line for line in lines if "tste-authors-part" in line]
+    parts = [line for line in lines if "tste-authors-part" in line and "s/tste_authors/" in line]
     n_folds = authors.get("n_folds", 10)
     folds_used = authors.get("folds_used", {})
     assert len(parts) == sum(

@@ -2,19 +2,37 @@
 (included when the config has a `tste` section; workflow/schemas/tste.schema.yaml holds its
 defaults).
 
-Two readings of the protocol (tste.protocols): paper_text writes results/*/tste_* (the
-section's top-level keys), authors_code results/*/tste_authors_* (section authors_code).
+Three readings of the protocol (tste.protocols): paper_text writes results/*/tste_* (the
+section's top-level keys), authors_code results/*/tste_authors_* (section authors_code),
+authors_figure results/*/tste_authors_figure_* (the authors_code section's protocol with the
+solver settings of tste.authors_figure.settings: only the methods named there are refitted,
+under results/metrics/tste_authors_figure/ and results/embeddings/tste_authors_figure/; the
+others are the authors_code fits).
 """
 
 validate(config["tste"], schema="../schemas/tste.schema.yaml")
 TSTE = config["tste"]
+# own triplets datasets run under the paper's text (the authors' readings are MNIST's protocol)
+TSTE["datasets"] = with_own_datasets("tste", TSTE["datasets"])
 TSTE_PROTOCOLS = TSTE["protocols"]
-TSTE_AUTHORS = TSTE["authors_code"] if "authors_code" in TSTE_PROTOCOLS else None
+TSTE_AUTHORS = (
+    TSTE["authors_code"]
+    if {"authors_code", "authors_figure"} & set(TSTE_PROTOCOLS)
+    else None
+)
+# the authors_figure reading's solver settings of the methods it refits
+TSTE_FIGURE = (
+    TSTE["authors_figure"]["settings"] if "authors_figure" in TSTE_PROTOCOLS else {}
+)
 # the file-name prefix of each protocol's metrics, tables and figures
-TSTE_PREFIX = {"paper_text": "tste", "authors_code": "tste_authors"}
+TSTE_PREFIX = {
+    "paper_text": "tste",
+    "authors_code": "tste_authors",
+    "authors_figure": "tste_authors_figure",
+}
+TSTE_PROTOCOL_OF = {prefix: p for p, prefix in TSTE_PREFIX.items()}
 TSTE_SECTION = {
-    TSTE_PREFIX[p]: TSTE_AUTHORS if p == "authors_code" else TSTE
-    for p in TSTE_PROTOCOLS
+    TSTE_PREFIX[p]: TSTE if p == "paper_text" else TSTE_AUTHORS for p in TSTE_PROTOCOLS
 }
 TSTE_DATASETS = sorted({d for s in TSTE_SECTION.values() for d in s["datasets"]})
 PAPER_TARGETS["tste"] = []
@@ -91,12 +109,13 @@ rule tste_authors_search:
     input:
         lambda wc: artifact(wc.dataset),
     output:
-        "results/metrics/tste_authors/{dataset}/{method}/search/{index}.npz",
+        "results/metrics/{reading}/{dataset}/{method}/search/{index}.npz",
     log:
-        "logs/tste_authors/{dataset}/{method}/search/{index}.log",
+        "logs/{reading}/{dataset}/{method}/search/{index}.log",
     benchmark:
-        "logs/benchmarks/tste_authors_search/tste_authors/{dataset}/{method}/{index}.tsv"
+        "logs/benchmarks/tste_authors_search/{reading}/{dataset}/{method}/{index}.tsv"
     wildcard_constraints:
+        reading="tste_authors|tste_authors_figure",
         dataset=r"[^/]+",
         method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
         index=r"\d+",
@@ -114,11 +133,13 @@ rule tste_authors_search:
         seed=TSTE["seed"],
         value=tste_authors_value,
         common=tste_authors_common,
+        settings=tste_authors_settings,
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
         " python -m embedlab tste-authors-search --artifact {params.folder:q}"
         " --method {wildcards.method} --dims {params.dims} --folds {params.folds}"
-        " --seed {params.seed} {params.value} {params.common} --out {output:q} > {log:q} 2>&1"
+        " --seed {params.seed} {params.value} {params.common}"
+        " --settings {params.settings:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule tste_authors_part:
@@ -129,12 +150,13 @@ rule tste_authors_part:
         data=lambda wc: artifact(wc.dataset),
         search=tste_authors_search_files,
     output:
-        "results/metrics/tste_authors/{dataset}/{method}/{part}.csv",
+        "results/metrics/{reading}/{dataset}/{method}/{part}.csv",
     log:
-        "logs/tste_authors/{dataset}/{method}/{part}.log",
+        "logs/{reading}/{dataset}/{method}/{part}.log",
     benchmark:
-        "logs/benchmarks/tste_authors_part/tste_authors/{dataset}/{method}/{part}.tsv"
+        "logs/benchmarks/tste_authors_part/{reading}/{dataset}/{method}/{part}.tsv"
     wildcard_constraints:
+        reading="tste_authors|tste_authors_figure",
         dataset=r"[^/]+",
         method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
         part=r"nn|fold\d+",
@@ -153,12 +175,14 @@ rule tste_authors_part:
         nn_training=tste_authors_nn_training,
         common=tste_authors_common,
         search=lambda wc, input: f"--search {input.search}" if input.search else "",
+        settings=tste_authors_settings,
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
         " python -m embedlab tste-authors-part --artifact {params.folder:q}"
         " --method {wildcards.method} --dims {params.dims} --folds {params.folds}"
         " --seed {params.seed} --part {wildcards.part} --nn-training {params.nn_training}"
-        " {params.common} {params.search} --out {output:q} > {log:q} 2>&1"
+        " {params.common} {params.search} --settings {params.settings:q}"
+        " --out {output:q} > {log:q} 2>&1"
 
 
 rule tste_authors_merge:
@@ -166,12 +190,13 @@ rule tste_authors_merge:
     input:
         tste_authors_parts,
     output:
-        "results/metrics/tste_authors/{dataset}/{method}.csv",
+        "results/metrics/{reading}/{dataset}/{method}.csv",
     log:
-        "logs/tste_authors/{dataset}/{method}.log",
+        "logs/{reading}/{dataset}/{method}.log",
     benchmark:
-        "logs/benchmarks/tste_authors_merge/tste_authors/{dataset}/{method}.tsv"
+        "logs/benchmarks/tste_authors_merge/{reading}/{dataset}/{method}.tsv"
     wildcard_constraints:
+        reading="tste_authors|tste_authors_figure",
         dataset=r"[^/]+",
         method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
     conda:
@@ -187,7 +212,8 @@ rule tste_authors_merge:
 
 rule tste_table:
     """Fig. 2 as a table: mean errors over folds, rows = dimension, columns = methods
-    (prefix tste: the paper's text; tste_authors: the authors' released code)."""
+    (prefix tste: the paper's text; tste_authors: the authors' released code;
+    tste_authors_figure: that code with the settings that reproduce the paper's Fig. 2)."""
     input:
         lambda wc: tste_metrics(wc.prefix, wc.dataset),
     output:
@@ -203,7 +229,7 @@ rule tste_table:
     benchmark:
         "logs/benchmarks/tste_table/{prefix}/table_{dataset}.tsv"
     wildcard_constraints:
-        prefix="tste|tste_authors",
+        prefix="tste|tste_authors|tste_authors_figure",
         dataset="|".join(TSTE_DATASETS) or "no-dataset",
     conda:
         "../envs/embedlab.yaml"
@@ -212,9 +238,7 @@ rule tste_table:
         runtime=5,
     params:
         code=code_of("tste-table"),
-        protocol=lambda wc: (
-            "authors_code" if wc.prefix == "tste_authors" else "paper_text"
-        ),
+        protocol=lambda wc: TSTE_PROTOCOL_OF[wc.prefix],
     shell:
         "python -m embedlab tste-table --protocol {params.protocol}"
         " --dataset {wildcards.dataset} --csv {output.csv:q}"
@@ -243,7 +267,7 @@ rule tste_claims:
     benchmark:
         "logs/benchmarks/tste_claims/{prefix}/claims.tsv"
     wildcard_constraints:
-        prefix="tste|tste_authors",
+        prefix="tste|tste_authors|tste_authors_figure",
     conda:
         "../envs/embedlab.yaml"
     resources:
@@ -251,25 +275,25 @@ rule tste_claims:
         runtime=5,
     params:
         code=code_of("tste-claims"),
-        protocol=lambda wc: (
-            "authors_code" if wc.prefix == "tste_authors" else "paper_text"
-        ),
+        protocol=lambda wc: TSTE_PROTOCOL_OF[wc.prefix],
     shell:
         "python -m embedlab tste-claims --protocol {params.protocol} --paper {input.paper:q}"
         " --csv {output.csv:q} --md {output.md:q} {input.tables:q} > {log:q} 2>&1"
 
 
 rule tste_map:
-    """A 2-D embedding of all triplets of one dataset (Figs. 3 and 4)."""
+    """A 2-D embedding of all triplets of one dataset (Figs. 3 and 4); maps under
+    tste_authors_figure/ are the authors_figure reading's refits."""
     input:
         lambda wc: artifact(wc.dataset),
     output:
-        "results/embeddings/tste/{dataset}/{method}-2d.npz",
+        "results/embeddings/{maps}/{dataset}/{method}-2d.npz",
     log:
-        "logs/tste/{dataset}/{method}-2d.log",
+        "logs/{maps}/{dataset}/{method}-2d.log",
     benchmark:
-        "logs/benchmarks/tste_map/tste/{dataset}/{method}-2d.tsv"
+        "logs/benchmarks/tste_map/{maps}/{dataset}/{method}-2d.tsv"
     wildcard_constraints:
+        maps="tste|tste_authors_figure",
         method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
     conda:
         "../envs/embedlab.yaml"
@@ -290,7 +314,8 @@ rule tste_map:
 
 rule tste_figure:
     """Fig. 2 (errors vs dimension), Fig. 3 (MNIST maps), Fig. 4 (music map); prefix tste:
-    the paper's text, tste_authors: the authors' released code."""
+    the paper's text, tste_authors: the authors' released code, tste_authors_figure: that
+    code with the settings that reproduce the paper's Fig. 2."""
     input:
         tste_figure_inputs,
     output:
@@ -306,7 +331,7 @@ rule tste_figure:
     benchmark:
         "logs/benchmarks/tste_figure/{prefix}/{fig}.tsv"
     wildcard_constraints:
-        prefix="tste|tste_authors",
+        prefix="tste|tste_authors|tste_authors_figure",
         fig="fig2|fig3|fig4",
     conda:
         "../envs/embedlab.yaml"
@@ -321,9 +346,7 @@ rule tste_figure:
             if wc.fig == "fig4"
             else ""
         ),
-        protocol=lambda wc: (
-            "authors_code" if wc.prefix == "tste_authors" else "paper_text"
-        ),
+        protocol=lambda wc: TSTE_PROTOCOL_OF[wc.prefix],
     shell:
         "python -m embedlab tste-figure {wildcards.fig} --protocol {params.protocol}"
         " {params.artifact}"

@@ -8,33 +8,65 @@ def tste_methods(section, dataset):
 
 
 def tste_metrics(prefix, dataset):
-    return expand(
-        "results/metrics/{prefix}/{dataset}/{method}.csv",
-        prefix=prefix,
-        dataset=dataset,
-        method=tste_methods(TSTE_SECTION[prefix], dataset),
-    )
+    """The metrics files of one protocol's table; the authors_figure reading takes the
+    authors_code fits of the methods whose settings it does not change."""
+    return [
+        f"results/metrics/{tste_reading_of(prefix, method)}/{dataset}/{method}.csv"
+        for method in tste_methods(TSTE_SECTION[prefix], dataset)
+    ]
+
+
+def tste_reading_of(prefix, method):
+    """Where the metrics of `method` under protocol prefix `prefix` come from."""
+    if prefix == "tste_authors_figure" and method not in TSTE_FIGURE:
+        return "tste_authors"
+    return prefix
+
+
+def tste_maps_of(prefix, method):
+    """The folder of the 2-D map of `method` under protocol prefix `prefix`: the
+    authors_figure reading's refits, every other map under tste/."""
+    if prefix == "tste_authors_figure" and method in TSTE_FIGURE:
+        return "tste_authors_figure"
+    return "tste"
+
+
+def tste_authors_settings(wc):
+    """The solver settings (JSON) of (reading, method): the authors_figure reading's for the
+    methods it refits, none under authors_code."""
+    if wc.reading == "tste_authors_figure":
+        return json.dumps(TSTE_FIGURE[wc.method])
+    return "{}"
 
 
 def tste_map_args(wc):
-    """Iterations, triplet subset and fixed parameters of one 2-D map."""
+    """Iterations, triplet subset, fixed parameters and solver settings of one 2-D map."""
     authors = TSTE_AUTHORS["maps"]["fig3"] if TSTE_AUTHORS else {}
+    if wc.maps == "tste_authors_figure":
+        settings = json.dumps(TSTE_FIGURE[wc.method])
+        rest = tste_authors_map_args(authors, wc)
+        return f"--protocol authors_figure --settings '{settings}'{rest}"
     if authors and wc.dataset == authors["dataset"]:
-        # the authors' maps: coded iterations unless configured, CKL-X mu = 0.05
-        args = "--protocol authors_code"
-        if "max_iter" in authors:
-            args += f" --max-iter {authors['max_iter']}"
-        if "max_triplets" in authors:
-            args += f" --max-triplets {authors['max_triplets']}"
-        if wc.method == "CKL-X":
-            args += """ --params '{"mu": 0.05}'"""
-        return args
+        rest = tste_authors_map_args(authors, wc)
+        return f"--protocol authors_code --settings '{{}}'{rest}"
     fig3, fig4 = TSTE["maps"]["fig3"], TSTE["maps"]["fig4"]
     spec = fig3 if wc.dataset == fig3["dataset"] else fig4
     max_iter = spec["max_iter"] if "max_iter" in spec else TSTE["max_iter"]
-    args = f"--protocol paper_text --max-iter {max_iter}"
+    args = f"--protocol paper_text --settings '{{}}' --max-iter {max_iter}"
     if "max_triplets" in spec:
         args += f" --max-triplets {spec['max_triplets']}"
+    return args
+
+
+def tste_authors_map_args(authors, wc):
+    """The authors' maps: coded iterations unless configured, CKL-X mu = 0.05."""
+    args = ""
+    if "max_iter" in authors:
+        args += f" --max-iter {authors['max_iter']}"
+    if "max_triplets" in authors:
+        args += f" --max-triplets {authors['max_triplets']}"
+    if wc.method == "CKL-X":
+        args += """ --params '{"mu": 0.05}'"""
     return args
 
 
@@ -50,7 +82,7 @@ def tste_authors_search_files(wc):
     """The search jobs' files of (dataset, method), in grid order (none if untuned)."""
     grid = tste_authors_grid(wc)
     return [
-        f"results/metrics/tste_authors/{wc.dataset}/{wc.method}/search/{k}.npz"
+        f"results/metrics/{wc.reading}/{wc.dataset}/{wc.method}/search/{k}.npz"
         for k in range(len(grid[1]) if grid else 0)
     ]
 
@@ -100,7 +132,7 @@ def tste_authors_parts(wc):
     """The part files of (dataset, method): the 1-NN fits and every fold used."""
     n = tste_folds_used(TSTE_AUTHORS, wc.dataset, wc.method) or TSTE_AUTHORS["n_folds"]
     return [
-        f"results/metrics/tste_authors/{wc.dataset}/{wc.method}/{part}.csv"
+        f"results/metrics/{wc.reading}/{wc.dataset}/{wc.method}/{part}.csv"
         for part in ["nn"] + [f"fold{k}" for k in range(n)]
     ]
 
@@ -117,13 +149,15 @@ def tste_evaluate_options(wc):
 
 
 def tste_figure_inputs(wc):
+    """A figure's tables or maps; the authors_figure reading's Fig. 3 takes its refitted
+    maps and the authors_code maps of the other methods."""
     section = TSTE_SECTION[wc.prefix]
     if wc.fig == "fig2":
         return [f"results/tables/{wc.prefix}_{d}.csv" for d in section["datasets"]]
     if wc.fig == "fig3":
         spec = section["maps"]["fig3"]
         return [
-            f"results/embeddings/tste/{spec['dataset']}/{m}-2d.npz"
+            f"results/embeddings/{tste_maps_of(wc.prefix, m)}/{spec['dataset']}/{m}-2d.npz"
             for m in spec["methods"]
         ]
     spec = TSTE["maps"]["fig4"]

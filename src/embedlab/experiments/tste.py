@@ -10,9 +10,14 @@ the first fold and keeps it for all folds. K forms fit the kernel once per (fold
 value) and read every dimension off it (:func:`fit_embeddings`). :func:`fig2_table`
 aggregates over folds, :func:`claims_table` checks the paper's text.
 
-Two readings of the protocol (config ``tste.protocols``): ``paper_text`` is the above;
+Three readings of the protocol (config ``tste.protocols``): ``paper_text`` is the above;
 ``authors_code`` follows the authors' released MATLAB scripts (STE_Release), see
-:func:`evaluate_authors` and :data:`AUTHORS_CODE`.
+:func:`evaluate_authors` and :data:`AUTHORS_CODE`; ``authors_figure`` is the released protocol
+with the settings that reproduce the paper's Fig. 2 (config ``tste.authors_figure.settings``:
+t-STE-X at alpha = 1 and t-STE-X / STE-X maximising the sum of probabilities, options of the
+released solvers that its scripts never pass): the released scripts' settings (t-STE-X alpha =
+dims - 1, sum of log-probabilities) do not reproduce the figure's t-STE and STE-X curves, these
+do. The methods it does not change are the authors_code fits, reused.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import textwrap
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -382,22 +388,26 @@ def embed_map(
     protocol: str,
     max_triplets: int | None = None,
     params: Mapping[str, Any] | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> None:
     """Fit ``method`` in 2-D on all triplets; save embedding, labels and errors to ``out``.
 
     ``protocol="authors_code"`` (mnist_make_maps.m): the coded solver settings
     (:func:`authors_params`; ``max_iter`` None = coded), self-triplets accepted, and each map
-    axis rescaled to [0, 1] before the errors are measured (ties correct)."""
+    axis rescaled to [0, 1] before the errors are measured (ties correct);
+    ``"authors_figure"``: the same with the reading's solver ``settings``."""
     from embedlab.evaluate.knn import loo_1nn_error_rate
     from embedlab.evaluate.triplets import triplet_error
 
-    if protocol not in ("paper_text", "authors_code"):
-        raise ValueError(f"protocol must be paper_text or authors_code, got {protocol!r}")
-    authors = protocol == "authors_code"
+    if protocol not in PREFIX:
+        raise ValueError(f"protocol must be one of {sorted(PREFIX)}, got {protocol!r}")
+    authors = protocol != "paper_text"
+    if settings and not authors:
+        raise ValueError(f"{method}: solver settings belong to the authors' readings")
     trip, n, labels, allow_self = load_triplets(artifact_dir, max_triplets, seed, True)
     t0 = time.perf_counter()
     if authors:
-        fit_params = authors_params(method, params)
+        fit_params = authors_params(method, params, settings)
         max_iter = authors_max_iter(method, max_iter)
     else:
         if max_iter is None:
@@ -450,20 +460,49 @@ AUTHORS_CODE: dict[str, Any] = {
     },
     "max_iter": {"STE-K": 2000},  # every other method: 1000
     "default_max_iter": 1000,
+    "min_iter": {"GNMDS-X": 50},  # gnmds_x.m runs at least 50 iterations
     "init_rank": 2,
+    "kform": "released",  # the K forms' gradient, projection and records as coded
     "ties": "correct",  # a test triplet is an error only when d_ij > d_il
 }
 
+#: estimator settings a reading of the released protocol may override (the options of the
+#: released solvers): ``use_log`` (STE-X, STE-K, t-STE-X) and t-STE's ``alpha``
+SETTINGS = {"STE-X": {"use_log"}, "STE-K": {"use_log"}, "t-STE-X": {"use_log", "alpha"}}
 
-def authors_params(method: str, values: Mapping[str, Any] | None = None) -> dict[str, Any]:
+
+def check_settings(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A reading's per-method estimator settings, checked against :data:`SETTINGS`."""
+    out = {}
+    for method, values in settings.items():
+        unknown = set(values) - SETTINGS.get(method, set())
+        if unknown:
+            raise ValueError(
+                f"{method}: the released code has no option {sorted(unknown)} "
+                f"(options: {sorted(SETTINGS.get(method, set()))})"
+            )
+        out[method] = dict(values)
+    return out
+
+
+def authors_params(
+    method: str,
+    values: Mapping[str, Any] | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Estimator parameters of ``method`` as the authors' code sets them, the searched value
     (GNMDS-K ``mu``, STE-K ``lam``, CKL ``mu``) mapped onto the coded objective:
     GNMDS-K (1 - mu) trace(K) + mu sum hinge; STE-K (1 - lam)(-log-likelihood) + lam
-    trace(K); CKL-K without the unit diagonal; K forms start at rank 2."""
+    trace(K); CKL-K without the unit diagonal; K forms start at rank 2 and run as coded
+    (``kform="released"``); GNMDS-X runs at least 50 iterations. ``settings``: options of the
+    released solver that the reading sets (:data:`SETTINGS`; none = the scripts' calls)."""
     values = dict(values or {})
     out: dict[str, Any] = {"learning_rate": AUTHORS_CODE["learning_rate"][method]}
     if method.endswith("-K"):
         out["init_rank"] = AUTHORS_CODE["init_rank"]
+        out["kform"] = AUTHORS_CODE["kform"]
+    if method in AUTHORS_CODE["min_iter"]:
+        out["min_iter"] = AUTHORS_CODE["min_iter"][method]
     if method == "GNMDS-K":
         mu = float(values.pop("mu", 0.0))
         out.update(loss_weight=mu, lam=1.0 - mu)
@@ -476,6 +515,7 @@ def authors_params(method: str, values: Mapping[str, Any] | None = None) -> dict
         out["mu"] = float(values.pop("mu", 0.05))
     if values:
         raise ValueError(f"{method}: the authors' protocol searches no {sorted(values)}")
+    out.update(check_settings({method: settings or {}})[method])
     return out
 
 
@@ -495,15 +535,17 @@ def authors_fit(
     seed: int,
     max_iter: int | None,
     allow_self: bool,
+    settings: Mapping[str, Any] | None = None,
 ) -> tuple[dict[int, tuple[np.ndarray, int, float]], np.ndarray | None]:
     """(dims -> (embedding, iterations, seconds), kernel or None) of ``method`` fitted as the
     authors' code does: K forms learn one kernel (rank-2 start) and read every dimension off
     it by its top eigenvectors scaled by sqrt(eigenvalue), uncentred; X forms fit per
-    dimension, t-STE with alpha = dims - 1."""
+    dimension, t-STE with alpha = dims - 1 unless ``settings`` (the reading's solver options,
+    :func:`authors_params`) set it."""
     from embedlab.methods.triplets import gram_embedding
 
     dims = sorted({int(d) for d in dims})
-    params = authors_params(method, values)
+    params = authors_params(method, values, settings)
     iters = authors_max_iter(method, max_iter)
     if method.endswith("-K"):
         t0 = time.perf_counter()
@@ -543,6 +585,7 @@ def authors_search_value(
     seed: int,
     max_iter: int | None,
     allow_self: bool,
+    settings: Mapping[str, Any] | None = None,
 ) -> tuple[int, np.ndarray | None]:
     """One value of the authors' regulariser search: fit on the first 10 % of the triplets in
     generation order, count violations (d_ij > d_il) on the other 90 % in the learned kernel
@@ -554,7 +597,9 @@ def authors_search_value(
 
     first = search_split(len(triplets), n_folds)
     fit, val = triplets[:first], triplets[first:]
-    fits, K = authors_fit(method, [max(dims)], fit, n, {name: value}, seed, max_iter, allow_self)
+    fits, K = authors_fit(
+        method, [max(dims)], fit, n, {name: value}, seed, max_iter, allow_self, settings
+    )
     Z, gram = (K, True) if K is not None else (fits[max(dims)][0], False)
     err = triplet_error(Z, val, allow_self=allow_self, ties=AUTHORS_CODE["ties"], gram=gram)
     Y = None if K is None else gram_embedding(K, max(dims), centre=False)
@@ -590,9 +635,10 @@ def authors_search(
     seed: int,
     max_iter: int | None,
     allow_self: bool,
+    settings: Mapping[str, Any] | None = None,
 ) -> AuthorsSearch:
     """:func:`authors_search_value` for every value of the grid, then the choice."""
-    args = (triplets, n, n_folds, seed, max_iter, allow_self)
+    args = (triplets, n, n_folds, seed, max_iter, allow_self, settings)
     results = [authors_search_value(method, dims, name, v, *args) for v in values]
     return AuthorsSearch.choose(name, values, results)
 
@@ -608,9 +654,10 @@ def authors_part(
     max_iter: int | None = None,
     max_triplets: int | None = None,
     nn_training: str = "first",
+    settings: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Metric rows of one part of the authors' Fig. 2 protocol for one (dataset, method),
-    given the search's outcome (None: untuned):
+    given the search's outcome (None: untuned) and the reading's solver ``settings``:
 
     * ``part = -1``, 1-NN error: one fit per dimension on the first 10 % of the triplets in
       generation order (``nn_training="first"``, MNIST; K forms reuse the search's kernel) or
@@ -649,7 +696,7 @@ def authors_part(
             nn_fits = {d: (search.embedding[:, :d], -1, 0.0) for d in dims}
         else:
             nn_fits, _ = authors_fit(
-                method, dims, nn_trip, n, search.chosen, seed, max_iter, allow_self
+                method, dims, nn_trip, n, search.chosen, seed, max_iter, allow_self, settings
             )
         for d, (Y, n_iter, seconds) in nn_fits.items():
             tied = tied_fraction(Y, nn_trip, allow_self=allow_self)
@@ -657,8 +704,9 @@ def authors_part(
     else:
         train, test = folds[part]
         fits, _ = authors_fit(
-            method, dims, trip[train], n, search.chosen, seed + part, max_iter, allow_self
-        )
+            method, dims, trip[train], n, search.chosen, seed + part, max_iter, allow_self,
+            settings,
+        )  # fmt: skip
         for d, (Y, n_iter, seconds) in fits.items():
             gen = triplet_error(Y, trip[test], allow_self=allow_self, ties=AUTHORS_CODE["ties"])
             tied = tied_fraction(Y, trip[test], allow_self=allow_self)
@@ -685,23 +733,27 @@ def evaluate_authors(
     max_triplets: int | None = None,
     nn_training: str = "first",
     folds_used: int | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The authors' Fig. 2 protocol for one (dataset, method) in one call: the search
     (``grid``, one parameter; :func:`authors_search`), then :func:`authors_part` for the 1-NN
-    fits and each of the first ``folds_used`` folds. The workflow runs the same steps as
-    separate jobs (one per grid value, one per part)."""
+    fits and each of the first ``folds_used`` folds; ``settings``: the reading's solver
+    options (:func:`authors_params`). The workflow runs the same steps as separate jobs (one
+    per grid value, one per part)."""
     trip, n, _, allow_self = load_triplets(artifact_dir, max_triplets, seed, True)
     dims, folds, grid = _folds_and_grid(method, len(trip), dims, n_folds, grid, seed, folds_used)
     search = None
     if grid:
         ((name, values),) = grid.items()
         search = authors_search(
-            method, dims, name, list(values), trip, n, n_folds, seed, max_iter, allow_self
-        )
+            method, dims, name, list(values), trip, n, n_folds, seed, max_iter, allow_self,
+            settings,
+        )  # fmt: skip
         log.info("%s: chosen %s, violations %s", method, search.chosen, search.violations)
     common = dict(
-        seed=seed, max_iter=max_iter, max_triplets=max_triplets, nn_training=nn_training
-    )
+        seed=seed, max_iter=max_iter, max_triplets=max_triplets, nn_training=nn_training,
+        settings=settings,
+    )  # fmt: skip
     parts = [
         authors_part(artifact_dir, method, dims, n_folds, k, search, **common)
         for k in range(-1, len(folds))
@@ -727,7 +779,7 @@ def _cmd_authors_search(args: argparse.Namespace) -> None:
     value = json.loads(args.value)
     violations, Y = authors_search_value(
         args.method, sorted(args.dims), args.name, value, trip, n, args.folds, args.seed,
-        args.max_iter, allow_self,
+        args.max_iter, allow_self, json.loads(args.settings),
     )  # fmt: skip
     log.info("%s %s = %s: %d validation violations", args.method, args.name, value, violations)
     info = {"method": args.method, "name": args.name, "value": value, "violations": violations}
@@ -757,7 +809,7 @@ def _cmd_authors_part(args: argparse.Namespace) -> None:
     df = authors_part(
         args.artifact, args.method, args.dims, args.folds, part, load_search(args.search),
         seed=args.seed, max_iter=args.max_iter, max_triplets=args.max_triplets,
-        nn_training=args.nn_training,
+        nn_training=args.nn_training, settings=json.loads(args.settings),
     )  # fmt: skip
     tables.write_csv(df, args.out, measured=["seconds"])
 
@@ -771,9 +823,10 @@ def _cmd_table(args: argparse.Namespace) -> None:
     df = fig2_table(args.metrics)
     title = f"t-STE Fig. 2 on {args.dataset}: mean over folds (gen = triplet generalisation "
     title += "error, 1nn = leave-one-out 1-NN label error)"
-    if args.protocol == "authors_code":
+    if args.protocol != "paper_text":
         title = (
-            f"t-STE Fig. 2 on {args.dataset}, protocol authors_code: gen = mean over folds of "
+            f"t-STE Fig. 2 on {args.dataset}, protocol {args.protocol} ({READING[args.protocol]})"
+            ": gen = mean over folds of "
             "the fraction of test triplets with d_ij > d_il; 1nn = leave-one-out 1-NN error of "
             "one fit per dimension on the 1-NN training set (MNIST: first 10 % of the triplets)"
         )
@@ -792,10 +845,19 @@ def _cmd_table(args: argparse.Namespace) -> None:
 
 
 #: file-name prefix of each protocol's tables and figures (results/tables/<prefix>_<dataset>.csv)
-PREFIX = {"paper_text": "tste_", "authors_code": "tste_authors_"}
+PREFIX = {
+    "paper_text": "tste_",
+    "authors_code": "tste_authors_",
+    "authors_figure": "tste_authors_figure_",
+}
 READING = {
     "paper_text": "the paper's text",
-    "authors_code": "the authors' released code",
+    "authors_code": "the authors' released code as its scripts call it (t-STE-X alpha = "
+    "dims - 1, STE-X / t-STE-X maximise sum log p); it does not reproduce the paper's Fig. 2",
+    "authors_figure": "the authors' released code with t-STE-X at alpha = 1 and STE-X / "
+    "t-STE-X maximising the sum of probabilities sum p (released options its scripts never "
+    "pass), the variant that reproduces the paper's Fig. 2; the other methods are the "
+    "authors_code fits",
 }
 
 
@@ -821,6 +883,7 @@ def _cmd_map(args: argparse.Namespace) -> None:
         max_triplets=args.max_triplets,
         params=json.loads(args.params),
         protocol=args.protocol,
+        settings=json.loads(args.settings),
     )
 
 
@@ -832,7 +895,7 @@ def _cmd_figure(args: argparse.Namespace) -> None:
         tables_ = {_dataset_of(p, args.protocol): pd.read_csv(p) for p in args.inputs}
         degenerate = {name: {short: degenerate_fits(t, short) for short in METRICS.values()}
                       for name, t in tables_.items()}
-        title = f"protocol {args.protocol}: {READING[args.protocol]}"
+        title = textwrap.fill(f"protocol {args.protocol}: {READING[args.protocol]}", 120)
         if any(any(d.values()) for d in degenerate.values()):
             title += "\nx: degenerate fit (its triplets mostly tied; ties count as correct)"
         fig = plots.fig2(tables_, title=title, degenerate=degenerate)
@@ -878,6 +941,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--seed", type=int, required=True)
         p.add_argument("--max-iter", type=int, default=None, help="absent: as coded")
         p.add_argument("--max-triplets", type=int, default=None)
+        p.add_argument(
+            "--settings", required=True,
+            help='JSON solver options of the reading, e.g. {"alpha": 1, "use_log": false} ({}: '
+            "as the scripts call the solver)",
+        )  # fmt: skip
         p.add_argument("--out", required=True)
 
     p = sub.add_parser("tste-authors-search", help="authors' protocol: one searched value")
@@ -925,6 +993,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--max-triplets", type=int, default=None)
     p.add_argument("--params", default="{}", help="JSON fixed estimator parameters")
+    p.add_argument(
+        "--settings", required=True, help="JSON solver options of an authors' reading ({}: none)"
+    )
     p.set_defaults(func=_cmd_map)
 
     p = sub.add_parser("tste-figure", help="t-STE paper figure (png + pdf)")
