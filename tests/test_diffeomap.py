@@ -450,3 +450,18 @@ def test_fused_full_set_energy_equals_the_matrix_path(m, r, p, rows, monkeypatch
     # a strict subset is not the full set: it takes the matrix path, with another energy
     subset = span_energy(Z, beta[:, : m // 2], sigma, 3.0, 2, every[: m // 2])
     assert subset.energy != pytest.approx(fused.energy, rel=1e-6)
+
+
+def test_span_full_set_keeps_repeated_points_as_basis_functions():
+    """n_basis=None under "span": every point a basis function, repeats too (the fused
+    full-set kernel's case); a repeated point moves with its twin."""
+    X, _ = parabola(m=20, seed=5)
+    X = np.vstack([X, X[:3]])
+    model = Diffeomap(n_components=1, sigma=0.4, lam=5.0, p=3, n_basis=None, max_iter=30)
+    model.fit(X)
+    np.testing.assert_array_equal(model.basis_, np.arange(23))
+    np.testing.assert_array_equal(model.embedding_[20:], model.embedding_[:3])
+    assert np.abs(model.embedding_ - model.trajectories_[0][:, :1]).max() > 1e-3
+    charged = Diffeomap(n_components=1, sigma=0.4, lam=5.0, p=3, n_basis=None, max_iter=2,
+                        formulation="charged").fit(X)  # fmt: skip
+    assert len(charged.basis_) == 20  # the distinct points (a repeat makes K_nm K_mn singular)

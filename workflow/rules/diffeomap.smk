@@ -1,5 +1,7 @@
 """Diffeomap paper (Walder & Schoelkopf 2008): 1-NN table, Figs. 2-4 (included when the
 config has a `diffeomap` section; workflow/schemas/diffeomap.schema.yaml holds its defaults).
+Headline: the exact method (every point a basis function; `full_set`), whose map is the learned
+flow applied to the data; the paper's n = 300 reduced set (`final`) is a second, labelled row.
 """
 
 validate(config["diffeomap"], schema="../schemas/diffeomap.schema.yaml")
@@ -23,7 +25,7 @@ PAPER_TARGETS["diffeomap"] = (
         ext=["png", "pdf"],
     )
 )
-# figure -> the dataset whose final map it shows
+# figure -> the dataset whose full-set (exact) flow it shows
 DIFFEOMAP_FIGURES = {"fig2": "mocap", "fig3": "vowel", "fig4": "usps"}
 
 
@@ -43,17 +45,17 @@ diffeomap_data_args = lambda wc: " ".join(
         else []
     )
 )
-# the table datasets with full-set rows (diffeomap.full_set.grids)
-DIFFEOMAP_FULL_SET_DATASETS = [
-    name
-    for name in DIFFEOMAP["table_datasets"]
-    if "full_set" in DIFFEOMAP and name in DIFFEOMAP["full_set"]["grids"]
-]
-# --p/--n-basis/--max-iter of a stage: grid, final, or full_set (n = every distinct point)
-diffeomap_settings = lambda stage: (
+# --p/--n-basis/--max-iter of a stage: grid, final, or full_set (n = every distinct point;
+# p and max_iter from diffeomap.full_set, or its by_dataset entry for that dataset)
+diffeomap_settings = lambda stage, dataset=None: (
     "--p {p} --n-basis {n_basis} --max-iter {max_iter}".format(
         **(
-            {**DIFFEOMAP["full_set"], "n_basis": "all"}
+            {
+                "p": DIFFEOMAP["full_set"]["p"],
+                "max_iter": DIFFEOMAP["full_set"]["max_iter"],
+                **DIFFEOMAP["full_set"]["by_dataset"].get(dataset, {}),
+                "n_basis": "all",
+            }
             if stage == "full_set"
             else DIFFEOMAP[f"{stage}_settings"]
         )
@@ -62,19 +64,19 @@ diffeomap_settings = lambda stage: (
     + f" --formulation {DIFFEOMAP['formulation']}"
 )
 diffeomap_threads = lambda wc: DIFFEOMAP["datasets"][wc.dataset]["threads"]
-# the (sigma_rel, lam) grid of a grid-rule job: the dataset's own (stage grid) or its full-set
-# grid (stage full_set)
-diffeomap_grid_of = lambda wc: (
-    DIFFEOMAP["full_set"]["grids"][wc.dataset]
-    if wc.stage == "full_set"
-    else DIFFEOMAP["datasets"][wc.dataset]["grid"]
+# the (sigma_rel, lam) points of a full-set job: its own grid (diffeomap.full_set.grids), or
+# the stage-1 grid's best point
+diffeomap_full_set_points = lambda wc, input: (
+    # JSON of numbers has no single quote; the grid file's path no shell metacharacter
+    f"--grid '{json.dumps(DIFFEOMAP['full_set']['grids'][wc.dataset])}'"
+    if wc.dataset in DIFFEOMAP["full_set"]["grids"]
+    else f"--select-from {input.grid}"
 )
 
 
 rule diffeomap_grid:
-    """Every (sigma_rel, lam) of a grid: stage 1 (`grid`, the dataset's grid at the reduced
-    settings) or the full-set rows (`full_set`, diffeomap.full_set, every point a basis
-    function)."""
+    """Stage 1: every (sigma_rel, lam) of the dataset's grid at the cheap reduced-set
+    settings (the search for the full-set and final fits)."""
     input:
         lambda wc: artifact(wc.dataset),
     output:
@@ -84,7 +86,7 @@ rule diffeomap_grid:
     benchmark:
         "logs/benchmarks/diffeomap_grid/diffeomap/{dataset}/{stage}.tsv"
     wildcard_constraints:
-        stage="grid|full_set",
+        stage="grid",
     conda:
         "../envs/embedlab.yaml"
     threads: diffeomap_threads
@@ -95,7 +97,7 @@ rule diffeomap_grid:
         code=code_of("diffeomap-embed"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         data=diffeomap_data_args,
-        grid=lambda wc: json.dumps(diffeomap_grid_of(wc)),
+        grid=lambda wc: json.dumps(DIFFEOMAP["datasets"][wc.dataset]["grid"]),
         settings=lambda wc: diffeomap_settings(wc.stage),
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
@@ -104,8 +106,39 @@ rule diffeomap_grid:
         " --stage {wildcards.stage} {params.settings} {params.data} > {log:q} 2>&1"
 
 
+rule diffeomap_full_set:
+    """The headline: the exact method (every point a basis function) at the stage-1 grid's
+    best point, or at each point of diffeomap.full_set.grids[dataset]."""
+    input:
+        data=lambda wc: artifact(wc.dataset),
+        grid="results/embeddings/diffeomap/{dataset}/grid.npz",
+    output:
+        "results/embeddings/diffeomap/{dataset}/full_set.npz",
+    log:
+        "logs/diffeomap/{dataset}/full_set.log",
+    benchmark:
+        "logs/benchmarks/diffeomap_full_set/diffeomap/{dataset}/full_set.tsv"
+    conda:
+        "../envs/embedlab.yaml"
+    threads: diffeomap_threads
+    resources:
+        mem_mb=8000,
+        runtime=600,
+    params:
+        folder=lambda wc: f"results/datasets/{wc.dataset}",
+        data=diffeomap_data_args,
+        points=diffeomap_full_set_points,
+        settings=lambda wc: diffeomap_settings("full_set", wc.dataset),
+    shell:
+        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
+        " python -m embedlab diffeomap-embed --artifact {params.folder:q}"
+        " --dataset {wildcards.dataset} --out {output:q} {params.points}"
+        " --stage full_set {params.settings} {params.data} > {log:q} 2>&1"
+
+
 rule diffeomap_final:
-    """Stage 2: the grid point with the fewest 1-NN errors, refitted at the paper's settings."""
+    """The paper's approximation: the stage-1 grid's best point refitted with the paper's
+    reduced set (final_settings: n = 300 basis functions, p = 20, 1000 iterations)."""
     input:
         data=lambda wc: artifact(wc.dataset),
         grid="results/embeddings/diffeomap/{dataset}/grid.npz",
@@ -168,11 +201,7 @@ rule diffeomap_table:
         files=expand(
             "results/embeddings/diffeomap/{dataset}/{stage}.npz",
             dataset=DIFFEOMAP["table_datasets"],
-            stage=["grid", "final", "baselines"],
-        )
-        + expand(
-            "results/embeddings/diffeomap/{dataset}/full_set.npz",
-            dataset=DIFFEOMAP_FULL_SET_DATASETS,
+            stage=["full_set", "final", "grid", "baselines"],
         ),
         paper="config/paper_values/diffeomap_1nn.csv",
     output:
@@ -235,9 +264,10 @@ rule diffeomap_author_sets:
 
 
 rule diffeomap_figure:
-    """Figs. 2 (mocap), 3 (vowel, PCA beside Diffeomap), 4 (USPS with thumbnails)."""
+    """Figs. 2 (mocap), 3 (vowel, PCA beside Diffeomap), 4 (USPS with thumbnails), each from
+    the dataset's full-set (exact) flow."""
     input:
-        runs=lambda wc: f"results/embeddings/diffeomap/{DIFFEOMAP_FIGURES[wc.fig]}/final.npz",
+        runs=lambda wc: f"results/embeddings/diffeomap/{DIFFEOMAP_FIGURES[wc.fig]}/full_set.npz",
         baselines=lambda wc: f"results/embeddings/diffeomap/{DIFFEOMAP_FIGURES[wc.fig]}/baselines.npz",
         data=lambda wc: artifact(DIFFEOMAP_FIGURES[wc.fig]),
     output:

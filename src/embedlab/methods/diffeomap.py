@@ -625,8 +625,10 @@ class Diffeomap(TransformerMixin, BaseEstimator):
 
     Parameters: ``n_components`` b; ``sigma`` the Gaussian kernel width (in the units of X);
     ``lam`` the weight of the off-subspace penalty; ``p`` time steps; ``n_basis`` reduced-set
-    size n (clipped, with a warning, to the number of distinct points; None: every distinct
-    point, which for data without repeats is the exact full-set energy); ``max_iter``
+    size n (clipped, with a warning, to the number of distinct points; None: the exact
+    full-set energy, every point a basis function under "span" (repeated points too: nothing
+    is inverted, and the fused full-set kernel applies), every distinct point under "charged",
+    whose K_nm K_mn a repeat makes singular); ``max_iter``
     optimiser iterations; ``eps`` the constant added to the (Nystrom-approximated) kernel
     matrix, eps = k(x, x) = 1 by default; ``optimizer``
     "lbfgs" or "cg"; ``formulation`` "span" (default: the field is spanned by the n basis
@@ -696,7 +698,10 @@ class Diffeomap(TransformerMixin, BaseEstimator):
                 f"principal axes of X (shape {X.shape})"
             )
         n_basis = None if self.n_basis is None else int(self.n_basis)
-        basis = select_basis(X, n_basis, np.random.default_rng(self.random_state))
+        if self.formulation == "span" and n_basis is None:
+            basis = None  # every point, repeats included: the span energy inverts nothing
+        else:
+            basis = select_basis(X, n_basis, np.random.default_rng(self.random_state))
         if self.formulation == "charged" and basis is not None and self.eps <= 0:
             raise ValueError(f"Diffeomap: a reduced set needs eps > 0, got eps={self.eps!r}")
         common = dict(

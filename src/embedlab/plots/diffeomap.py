@@ -24,13 +24,12 @@ def _temporal(ax, Y, title):
     return sc
 
 
-def temporal_figure(phi: np.ndarray, flow: np.ndarray, title: str) -> Figure:
-    """Fig. 2: Phi_p (the optimised end points) and the integrated flow, frames in order."""
-    fig = new_figure(figsize=(9, 4.2))
-    axes = fig.subplots(1, 2)
-    _temporal(axes[0], phi, f"{title}\nend points Phi_p")
-    sc = _temporal(axes[1], flow, "learned flow integrated from the frames")
-    fig.colorbar(sc, ax=axes, label="frame", shrink=0.8)
+def temporal_figure(flow: np.ndarray, title: str) -> Figure:
+    """Fig. 2: the map (the learned flow applied to the frames), frames joined in order."""
+    fig = new_figure(figsize=(5.5, 4.2))
+    ax = fig.subplots(1, 1)
+    sc = _temporal(ax, flow, title)
+    fig.colorbar(sc, ax=ax, label="frame", shrink=0.8)
     return fig
 
 
