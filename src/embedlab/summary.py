@@ -178,6 +178,14 @@ def tste_authors_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
     return tste_rows(paper_csv, ours_csv, "Fig. 2 (authors' code)", "tste.authors_code")
 
 
+def tste_authors_figure_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
+    """The same claims against results/tables/tste_authors_figure_claims.csv: the authors'
+    code with t-STE-X at alpha = 1 and STE-X / t-STE-X maximising the sum of probabilities
+    (the settings that reproduce the paper's Fig. 2)."""
+    table = "Fig. 2 (authors' code, sum of p, t-STE alpha 1)"
+    return tste_rows(paper_csv, ours_csv, table, "tste.authors_figure")
+
+
 #: paper-values file -> (our table under results/tables/, the config section, its reader)
 READERS: dict[str, tuple[str, str, Callable[[Path, Path | None], list[dict]]]] = {
     "snest_table1.csv": ("snest_kl.csv", "snest", snest_rows),
@@ -187,7 +195,10 @@ READERS: dict[str, tuple[str, str, Callable[[Path, Path | None], list[dict]]]] =
 }
 #: further readings of a paper-values file: the t-STE claims under the authors' protocol
 MORE_READERS: dict[str, list[tuple[str, str, Callable[[Path, Path | None], list[dict]]]]] = {
-    "tste_claims.csv": [("tste_authors_claims.csv", "tste", tste_authors_rows)],
+    "tste_claims.csv": [
+        ("tste_authors_claims.csv", "tste", tste_authors_rows),
+        ("tste_authors_figure_claims.csv", "tste", tste_authors_figure_rows),
+    ],
 }
 
 
