@@ -12,7 +12,13 @@ from embedlab.kernels import interpolation
 from embedlab.kernels import neighbour as K
 from embedlab.kernels import neighbour_fft as F
 from embedlab.methods.elastic import ElasticCost, ElasticEmbedding
-from embedlab.methods.neighbour import SNEST, TSNE, NeighbourKL, validate_affinities
+from embedlab.methods.neighbour import (
+    SNEST,
+    TSNE,
+    NeighbourKL,
+    paper_protocol,
+    validate_affinities,
+)
 from embedlab.optimize import DivergenceError, GradientDescent, minimize
 from embedlab.perplexity import squared_distances, symmetric_affinities
 from tests.helpers import random_P
@@ -301,8 +307,9 @@ def test_fft_estimator_reaches_a_comparable_kl(clustered_P, cls, kwargs):
     runs part ways slowly, as any two runs of a non-convex problem, and either may end lower
     (t-SNE, 300 / 600 epochs, three datasets of this kind: fft / exact - 1 from -0.8 % to
     +1.8 %), so the bound here is 3 %; the estimator reports its own (approximate) KL."""
-    settings = dict(max_iter=300, min_iter=300, random_state=0, learning_rate=50.0,
-                    learning_rate_time=0.05, **kwargs)
+    settings = dict(paper_protocol(time=cls is SNEST), affinity="precomputed", max_iter=300,
+                    min_iter=300, random_state=0, learning_rate=50.0, learning_rate_time=0.05,
+                    **kwargs)
     if cls is TSNE:
         del settings["learning_rate_time"]
     exact_run = cls(**settings).fit(clustered_P)
@@ -369,6 +376,7 @@ def test_cost_every_changes_no_step_of_a_fit(clustered_P, cls):
     and, at those epochs, the same cost trace as one that evaluates it every epoch."""
     def fit(cost_every):
         common = dict(max_iter=60, min_iter=60, cost_every=cost_every, repulsion="fft")
+        protocol = dict(paper_protocol(time=cls == "snest"), affinity="precomputed")
         if cls == "ee":
             est = ElasticEmbedding(1e-3, negative_weights="uniform", init="random",
                                    random_state=0, learning_rate=50.0, **common)
@@ -377,8 +385,9 @@ def test_cost_every_changes_no_step_of_a_fit(clustered_P, cls):
                                                                     repulsion="fft"))
             return est.embedding_, est.cost_, est.cost_trace_
         kwargs = {"n_space": 1, "learning_rate_time": 0.05} if cls == "snest" else {}
-        est = (SNEST if cls == "snest" else TSNE)(random_state=0, learning_rate=50.0,
-                                                  **kwargs, **common).fit(clustered_P)
+        est = (SNEST if cls == "snest" else TSNE)(**{**protocol, "random_state": 0,
+                                                     "learning_rate": 50.0, **kwargs,
+                                                     **common}).fit(clustered_P)
         return est.embedding_, est.kl_divergence_, est.cost_trace_
 
     Y1, cost1, trace1 = fit(1)
@@ -435,12 +444,15 @@ def test_elastic_embedding_estimator_with_fft_repulsion():
 
 def test_unsupported_combinations_are_refused(clustered_P):
     with pytest.raises(ValueError, match="1 to 3 output dimensions"):
-        TSNE(n_components=4, repulsion="fft", max_iter=1).fit(clustered_P)
+        TSNE(n_components=4, repulsion="fft", max_iter=1,
+             affinity="precomputed").fit(clustered_P)
     with pytest.raises(ValueError, match="1 to 3 output dimensions"):
-        SNEST(n_space=3, n_time=1, repulsion="fft", max_iter=1).fit(clustered_P)
+        SNEST(n_space=3, n_time=1, repulsion="fft", max_iter=1,
+              affinity="precomputed").fit(clustered_P)
     with pytest.raises(ValueError, match="at most one time dimension"):
         # two time columns: b_max = sum of both squared extents is realised by no pair
-        SNEST(n_space=1, n_time=2, repulsion="fft", max_iter=1).fit(clustered_P)
+        SNEST(n_space=1, n_time=2, repulsion="fft", max_iter=1,
+              affinity="precomputed").fit(clustered_P)
     with pytest.raises(ValueError, match="at most one time dimension"):
         F.fft_pair_fields(K.SNEST, np.zeros((3, 3)), 1, K.csr_parts(random_P(3, seed=0)))
     with pytest.raises(ValueError, match="unknown repulsion"):
@@ -460,4 +472,5 @@ def test_non_finite_coordinates_are_reported_never_a_nan_map(bad):
         NeighbourKL(P, "tsne", 2, repulsion="fft")(Y)
     # an optimiser step that blows up is reported as divergence, not returned as a NaN map
     with pytest.raises(DivergenceError):
-        TSNE(repulsion="fft", learning_rate=1e300, max_iter=50, random_state=0).fit(P)
+        TSNE(repulsion="fft", learning_rate=1e300, max_iter=50, random_state=0,
+             affinity="precomputed").fit(P)

@@ -1,4 +1,6 @@
-"""Estimators SNE, t-SNE, SNEST: input validation, scikit-learn conventions, SCHOOL KLs."""
+"""Estimators SNE, t-SNE, SNEST on a precomputed P under the paper's protocol: input
+validation, scikit-learn conventions, SCHOOL KLs (data input and library defaults:
+tests/test_estimators.py)."""
 
 from __future__ import annotations
 
@@ -15,9 +17,16 @@ from embedlab.methods.neighbour import (
     TSNE,
     InvalidAffinityError,
     NeighbourKL,
+    paper_protocol,
     validate_affinities,
 )
 from tests.helpers import random_P
+
+
+def paper(cls, *args, **kw):
+    """``cls`` on a precomputed P with the paper's optimiser settings under ``kw``."""
+    protocol = paper_protocol(time=cls is SNEST)
+    return cls(*args, **{**protocol, "affinity": "precomputed", **kw})
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +44,12 @@ def school_fits(school_P):
     """Best of two restarts per method (paper, Table 1 SCHOOL: 0.52, 0.61, 0.31 as the
     minimum over 100 restarts; measured here: 0.516, 0.612, ~0.31)."""
     return {
-        "sne": best_of(SNE(2, learning_rate=10.0), school_P, (0, 1)),
-        "tsne": best_of(TSNE(2, learning_rate=500.0), school_P, (0, 1)),
+        "sne": best_of(paper(SNE, 2, learning_rate=10.0), school_P, (0, 1)),
+        "tsne": best_of(paper(TSNE, 2, learning_rate=500.0), school_P, (0, 1)),
         "snest": best_of(
-            SNEST(2, 1, learning_rate=1.0, learning_rate_time=0.01, max_iter=3000), school_P, (0, 1)
+            paper(SNEST, 2, 1, learning_rate=1.0, learning_rate_time=0.01, max_iter=3000),
+            school_P,
+            (0, 1),
         ),
     }
 
@@ -85,7 +96,8 @@ def test_snest_space_and_time_views(school_fits):
 
 def test_same_seed_same_embedding_and_dense_equals_sparse():
     P = random_P(25, seed=1)
-    est = SNEST(2, 1, learning_rate=5.0, learning_rate_time=0.05, max_iter=300, random_state=3)
+    est = paper(SNEST, 2, 1, learning_rate=5.0, learning_rate_time=0.05, max_iter=300,
+                random_state=3)
     a = clone(est).fit_transform(P)
     b = clone(est).fit_transform(P.toarray())
     np.testing.assert_array_equal(a, b)
@@ -94,14 +106,14 @@ def test_same_seed_same_embedding_and_dense_equals_sparse():
 
 
 def test_fits_never_modify_P_and_do_not_depend_on_earlier_fits():
-    """A float64 CSR P whose sum is 1 - 1.1e-16 (NIPS17's, NIPS22's and W5000's are) was
-    normalised in place by every fit, so the second fit on the same P saw other bits."""
+    """A float64 CSR P whose sum is 1 - 1.1e-16 (NIPS17's, NIPS22's and W5000's are): a fit
+    that normalised it in place would hand the second fit on the same P other bits."""
     P = sp.csr_matrix(random_P(40, seed=2), dtype=np.float64)
     P.data *= 1 - 2.0**-52  # a sum an ulp or two below 1
     data = P.data.copy()
     assert not np.array_equal(data / data.sum(), data)  # normalising moves bits
     assert validate_affinities(P) is not P and np.array_equal(P.data, data)
-    est = TSNE(learning_rate=5.0, max_iter=200, random_state=0)
+    est = paper(TSNE, learning_rate=5.0, max_iter=200, random_state=0)
     first = clone(est).fit_transform(P)
     np.testing.assert_array_equal(clone(est).fit_transform(P), first)
     assert np.array_equal(P.data, data)
@@ -117,7 +129,7 @@ def test_snest_without_time_is_tsne():
     assert kl_s == pytest.approx(kl_t, rel=1e-13)
     np.testing.assert_allclose(grad_s, grad_t, rtol=1e-12, atol=1e-15)
     kw = dict(learning_rate=20.0, max_iter=600, random_state=0)
-    tsne, snest = TSNE(2, **kw).fit(P), SNEST(2, 0, **kw).fit(P)
+    tsne, snest = paper(TSNE, 2, **kw).fit(P), paper(SNEST, 2, 0, **kw).fit(P)
     assert snest.embedding_.shape == (25, 2)
     assert snest.kl_divergence_ == pytest.approx(tsne.kl_divergence_, abs=0.02)
 
@@ -159,7 +171,7 @@ def test_invalid_affinities_are_rejected(P, message):
     with pytest.raises(InvalidAffinityError, match=message):
         validate_affinities(P)
     with pytest.raises(InvalidAffinityError, match=message):
-        TSNE(max_iter=5).fit(P)
+        TSNE(max_iter=5, affinity="precomputed").fit(P)
 
 
 def test_empty_row_is_named():

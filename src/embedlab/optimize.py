@@ -78,7 +78,9 @@ class DivergenceError(FloatingPointError):
 
 @dataclass(frozen=True)
 class GradientDescent:
-    """Settings of the optimiser (defaults: the paper's; learning rates: its driver's)."""
+    """Settings of the optimiser (defaults: the SNEST paper's protocol; learning rates: its
+    driver's). The workflow's fits start from these; a library user's estimators start from
+    :data:`LIBRARY` instead."""
 
     learning_rate: float = 500.0  # gamma_s
     learning_rate_time: float = 1.0  # gamma_t
@@ -149,6 +151,35 @@ class GradientDescent:
     def exaggeration_at(self, epoch: int) -> float:
         """x_e: the attraction factor used at ``epoch``."""
         return float(self.exaggeration) if epoch < self.exaggeration_epochs else 1.0
+
+
+#: The neighbour estimators' library defaults: openTSNE's schedule (750 epochs; the first 250
+#: with the attraction x 12 and momentum 0.5, then momentum 0.8), every epoch run (min_iter =
+#: max_iter). Its learning rate is :func:`auto_learning_rate` of n (the 500 here is not read).
+LIBRARY = GradientDescent(
+    momentum=(0.5, 0.8),
+    momentum_epochs=(250,),
+    exaggeration=12.0,
+    exaggeration_epochs=250,
+    max_iter=750,
+    min_iter=750,
+)
+
+#: openTSNE's gradient / ours: our KL gradient carries the factor 4 of
+#: :mod:`embedlab.kernels.neighbour`, openTSNE's does not, so our rate is openTSNE's / 4
+OPENTSNE_FACTOR = 4.0
+#: openTSNE's floor on its automatic learning rate (its units)
+AUTO_RATE_FLOOR = 50.0
+
+
+def auto_learning_rate(n: int, exaggeration: float) -> float:
+    """The space learning rate for ``n`` points: openTSNE's (Belkina et al. 2019)
+    max(n / exaggeration, 50) in its units, i.e. max(n / exaggeration, 50) / 4 in ours
+    (:data:`OPENTSNE_FACTOR`). The KL gradient of one point scales as 1 / n (p_ij ~ 1 / (n k)),
+    so a rate proportional to n keeps the first steps' length independent of n."""
+    if n < 1 or not exaggeration > 0:
+        raise ValueError(f"need n >= 1 and exaggeration > 0, got {n} and {exaggeration}")
+    return max(n / float(exaggeration), AUTO_RATE_FLOOR) / OPENTSNE_FACTOR
 
 
 @dataclass

@@ -49,17 +49,21 @@ def cell_label(cell: str) -> str:
 
 
 def make_estimator(cell: str, **params: Any):
-    """The estimator of ``cell`` with ``params`` (learning rates, max_iter, random_state ...).
+    """The estimator of ``cell`` with ``params`` (learning rates, max_iter, random_state ...)
+    over the paper's optimiser settings (:func:`embedlab.methods.neighbour.paper_protocol`),
+    fitted on a precomputed P (``affinity="precomputed"``).
 
     ``time_ratio`` sets SNEST's time learning rate relative to the space one:
     gamma_t = time_ratio * gamma_s (the paper asks gamma_t / gamma_s <= 1/100).
     """
-    from embedlab.methods.neighbour import METHODS
+    from embedlab.methods.neighbour import METHODS, paper_protocol
 
     method, n_space, n_time = parse_cell(cell)
     ratio = params.pop("time_ratio", None)
     if ratio is not None:
         params["learning_rate_time"] = ratio * params["learning_rate"]
+    # the paper's optimiser settings under the given ones; the input is the artifact's P
+    params = {**paper_protocol(time=method == "snest"), "affinity": "precomputed", **params}
     if method == "snest":
         return METHODS[method](n_space=n_space, n_time=n_time, **params)
     params.pop("learning_rate_time", None)  # SNE and t-SNE have no time coordinates

@@ -197,24 +197,79 @@ def scaled_pca(X: np.ndarray, n_components: int = 2, sd: float = 1e-4) -> np.nda
 class ElasticEmbedding(BaseEstimator):
     """Elastic Embedding of vectors X (n x D); see the module docstring.
 
+    E(Y) = sum_ij v+_ij ||y_i - y_j||^2 + lambda sum_ij v-_ij exp(-||y_i - y_j||^2), v+ the
+    perplexity affinities of X, v- its normalised squared distances or 1. The defaults are
+    smallvis's (the reference implementation the EE experiment reproduces).
+
     Parameters
     ----------
-    lam : target lambda. perplexity : of the Gaussian v+.
-    negative_weights : "distance" (v- = r^2) or "uniform" (v- = 1).
-    learning_rate, momentum, momentum_epochs, min_gain, max_iter, min_iter, tol, cost_every :
-        optimiser (:class:`embedlab.optimize.GradientDescent`; max_iter per stage with a
-        homotopy unless ``stage_iter`` is given; cost_every > 1 needs min_iter >= max_iter).
-    homotopy, homotopy_start, homotopy_steps, stage_iter, first_stage_iter : see module doc.
-    init : "spca" (scaled PCA, sd 1e-4) or "random" (normal, sd 1e-4, from random_state).
-    log_every : epochs between progress lines. random_state : seed (only used by "random").
-    repulsion : "exact" (default) or "fft" (uniform negative weights only: the repulsion by
-        grid interpolation + FFT, :mod:`embedlab.kernels.neighbour_fft`, default grid).
+    lam : float, default 100
+        The target lambda, weight of the repulsion.
+    perplexity : float, default 40
+        Perplexity of the Gaussian v+.
+    negative_weights : {"distance", "uniform"}, default "distance"
+        v- = r^2 / sum r^2 or v- = 1.
+    n_components : int, default 2
+        Dimensions of the map.
+    learning_rate : float, default 100
+        Learning rate of :func:`embedlab.optimize.minimize`.
+    momentum : tuple of float, default (0.5, 0.8)
+        Momentum values, one more than ``momentum_epochs``.
+    momentum_epochs : tuple of int, default (250,)
+        Epochs where the momentum switches.
+    min_gain : float, default 0.01
+        Lower bound of the adaptive gains.
+    max_iter : int, default 1000
+        Most epochs (per stage with a homotopy unless ``stage_iter`` is given).
+    min_iter : int, default 250
+        Epochs before the tolerance test may stop a stage.
+    tol : float, default 1e-7
+        Stop once the spread of the last 5 costs is <= tol |E_last - E_first|.
+    cost_every : int, default 1
+        Epochs between cost evaluations (> 1 needs min_iter >= max_iter).
+    homotopy : {None, "logspace", "polytope"}, default None
+        Lambda schedule (module docstring).
+    homotopy_start : float, default 1e-4
+        First lambda of a homotopy.
+    homotopy_steps : int, default 50
+        Stages of the "logspace" homotopy.
+    stage_iter : int or None, default None
+        Epochs per homotopy stage (None: ``max_iter``).
+    first_stage_iter : int or None, default None
+        Epochs of the first stage (None: as the others).
+    init : {"spca", "random"}, default "spca"
+        Scaled PCA (sd 1e-4) or normal (sd 1e-4, from ``random_state``).
+    log_every : int, default 0
+        Epochs between progress lines (0: none).
+    random_state : int or None, default None
+        Seed of the "random" initialisation.
+    repulsion : {"exact", "fft"}, default "exact"
+        "fft" (uniform negative weights only): the repulsion by grid interpolation + FFT
+        (:mod:`embedlab.kernels.neighbour_fft`, default grid).
 
     Attributes
     ----------
-    embedding_, cost_ (E at embedding_ and the target lambda), n_iter_ (epochs, all stages),
-    cost_trace_, lambdas_ (lambda per stage), stage_n_iter_, stage_starts_ (the coordinates
-    each stage started from), stage_ends_ (where each stage stopped).
+    embedding_ : ndarray of shape (n, n_components)
+        The map.
+    cost_ : float
+        E at ``embedding_`` and the target lambda.
+    n_iter_ : int
+        Epochs, all stages.
+    cost_trace_ : ndarray
+        The cost per epoch, stages concatenated.
+    lambdas_ : ndarray
+        Lambda per stage.
+    stage_n_iter_ : ndarray
+        Epochs per stage.
+    stage_starts_, stage_ends_ : list of ndarray
+        The coordinates each stage started from and stopped at.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from embedlab import ElasticEmbedding
+    >>> X = load_iris().data
+    >>> Y = ElasticEmbedding(lam=100, perplexity=15).fit_transform(X)  # doctest: +SKIP
     """
 
     def __init__(

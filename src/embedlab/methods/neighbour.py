@@ -9,9 +9,14 @@ differ only in the output kernel w (SNEST paper, eq. 7-10):
 
 The kernel, its gradient and their conventions (the factor 4, the log-sum-exp shift) are in
 :mod:`embedlab.kernels.neighbour` (``precision="float32"``: its float32 pair arithmetic, see
-:class:`NeighbourKL`); the optimiser is :mod:`embedlab.optimize`. Estimators take a
-precomputed P (sparse or dense) and follow scikit-learn's conventions; restarts and learning
-rate grids belong to the workflow.
+:class:`NeighbourKL`); the optimiser is :mod:`embedlab.optimize`.
+
+The estimators follow scikit-learn's and openTSNE's conventions: ``fit(X)`` takes points
+(n x D) and builds the perplexity P inside (:func:`perplexity_affinities`), or, with
+``affinity="precomputed"``, P itself (sparse or dense). Their defaults are the library's
+(openTSNE's schedule, :data:`embedlab.optimize.LIBRARY`; SNEST keeps its paper's smaller
+exaggeration, see :class:`SNEST`); the papers' protocol is :func:`paper_protocol`, which the
+workflow passes explicitly. Restarts and learning-rate grids belong to the workflow.
 
 Input P: square, finite, non-negative, symmetric (|P - P^T| <= 1e-9 max P), zero diagonal,
 no empty row, summing to 1 within 1e-6 (then rescaled to sum exactly 1). P is NOT normalised
@@ -22,6 +27,7 @@ it raises :class:`InvalidAffinityError` naming the field and value.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,10 +36,30 @@ from sklearn.base import BaseEstimator
 
 from embedlab.kernels import neighbour as kernel_mod
 from embedlab.kernels import neighbour_fft
-from embedlab.optimize import DivergenceError, GradientDescent, OptimizeResult, minimize
+from embedlab.optimize import (
+    LIBRARY,
+    DivergenceError,
+    GradientDescent,
+    OptimizeResult,
+    auto_learning_rate,
+    minimize,
+)
 
-#: the optimiser's defaults (the SNEST paper's settings): the one home of the estimators' defaults
+#: the SNEST paper's optimiser settings (:func:`paper_protocol`); the estimators' defaults are
+#: the library's, :data:`embedlab.optimize.LIBRARY`
 PAPER = GradientDescent()
+#: sd of the initial space and time coordinates (the paper's driver; both protocols)
+INIT_SCALE = 1e-4
+INIT_SCALE_TIME = 1e-5
+#: the library's perplexity (openTSNE's and scikit-learn's)
+PERPLEXITY = 30.0
+#: SNEST's library time rate: gamma_t = TIME_RATIO gamma_s (the paper asks <= 1/100; 1e-2 and
+#: 3e-3 let the time coordinates blow up on digits or iris under openTSNE's exaggeration, 1e-3
+#: converged on digits, iris and 5,000 MNIST digits with the exaggeration below)
+TIME_RATIO = 1e-3
+#: SNEST's library exaggeration: its paper's, 4 for the first 100 epochs (see :class:`SNEST`)
+SNEST_EXAGGERATION = 4.0
+SNEST_EXAGGERATION_EPOCHS = 100
 #: the approximate repulsion's grid defaults (used only with ``repulsion="fft"``)
 FFT = neighbour_fft.FFTSettings()
 
@@ -67,9 +93,9 @@ SYMMETRY_TOLERANCE = 1e-9
 def validate_affinities(P, name: str = "P") -> sp.csr_matrix:
     """Return ``P`` as a new float64 CSR matrix summing to 1 (divided by its sum), or raise
     :class:`InvalidAffinityError` saying what is wrong (see the module docstring). ``P``
-    itself is never modified: a float64 CSR input used to be normalised in place, so the
-    next fits on one P saw it divided again until its sum rounded to 1 (a sum of 1 - 1.1e-16
-    moves some entries by an ulp), and a run's result depended on the runs fitted before it."""
+    itself is never modified: normalising a caller's P in place would divide it again at the
+    next fit on the same P (a sum of 1 - 1.1e-16 moves some entries by an ulp), so a run's
+    result would depend on the runs fitted before it."""
     if sp.issparse(P):
         M = sp.csr_matrix(P, dtype=np.float64, copy=True)
     else:
@@ -235,6 +261,110 @@ def initial_embedding(
     return np.hstack([space, time])
 
 
+def paper_protocol(time: bool = False) -> dict:
+    """The SNEST paper's optimiser settings as estimator keywords (from
+    :class:`embedlab.optimize.GradientDescent`, the home of the paper's protocol).
+
+    The workflow passes these explicitly (with its schema's learning rates, ``max_iter`` and
+    stopping tests on top); the estimators' own defaults are the library's
+    (:data:`embedlab.optimize.LIBRARY`). ``time``: include SNEST's time learning rate and the
+    sd of its initial time coordinates."""
+    kw = {
+        "learning_rate": PAPER.learning_rate,
+        "momentum": tuple(PAPER.momentum),
+        "momentum_epochs": tuple(PAPER.momentum_epochs),
+        "exaggeration": PAPER.exaggeration,
+        "exaggeration_epochs": PAPER.exaggeration_epochs,
+        "min_gain": PAPER.min_gain,
+        "max_iter": PAPER.max_iter,
+        "min_iter": PAPER.min_iter,
+        "tol": PAPER.tol,
+        "init_scale": INIT_SCALE,
+    }
+    if time:
+        kw["learning_rate_time"] = PAPER.learning_rate_time
+        kw["init_scale_time"] = INIT_SCALE_TIME
+    return kw
+
+
+def looks_like_affinities(X: np.ndarray) -> bool:
+    """True when the dense array ``X`` is square, non-negative, symmetric, with a zero
+    diagonal and summing to 1 within :data:`SUM_TOLERANCE`: a joint distribution over pairs
+    (what ``affinity="precomputed"`` takes) rather than points x features."""
+    n = X.shape[0]
+    return (
+        n >= 2
+        and X.shape == (n, n)
+        and bool((X >= 0).all())
+        and not X.diagonal().any()
+        and abs(float(X.sum()) - 1.0) <= SUM_TOLERANCE
+        and bool(np.allclose(X, X.T, rtol=0.0, atol=SYMMETRY_TOLERANCE * float(X.max())))
+    )
+
+
+def perplexity_affinities(
+    X, perplexity: float, neighbors: str = "auto", seed: int = 0
+) -> tuple[sp.csr_matrix, float]:
+    """(P, the perplexity used): the sparse perplexity P of the points ``X`` (n x D) that the
+    estimators build with ``affinity="perplexity"``.
+
+    p_j|i is calibrated to the perplexity over the k = ceil(3 perplexity) nearest neighbours
+    of x_i in the input space (no PCA), P = (P_cond + P_cond^T) / (2 n)
+    (:func:`embedlab.knn_affinities.knn_affinities`). ``neighbors``: "auto" (exact below
+    :data:`embedlab.knn_affinities.EXACT_KNN_BELOW` points, else pynndescent's NN-descent, as
+    openTSNE switches at scale), "exact" or "approx". A perplexity above (n - 1) / 3 (more
+    neighbours than other points) is lowered to (n - 1) / 3 with a warning, as openTSNE does.
+    """
+    from embedlab.checks import check_points
+    from embedlab.knn_affinities import (
+        EXACT_KNN_BELOW,
+        NEIGHBOURS_PER_PERPLEXITY,
+        knn_affinities,
+        neighbours_for,
+    )
+
+    if sp.issparse(X):
+        raise TypeError(
+            "X is a sparse matrix: with affinity='perplexity' X holds points x features "
+            "(dense); pass affinity='precomputed' if X is an affinity matrix P"
+        )
+    X = check_points(X)
+    if looks_like_affinities(X):
+        raise ValueError(
+            "X is square, symmetric, non-negative, with a zero diagonal and sums to 1: an "
+            "affinity matrix, not points x features; pass affinity='precomputed'"
+        )
+    exact_below = {"auto": EXACT_KNN_BELOW, "exact": X.shape[0] + 1, "approx": 0}
+    if neighbors not in exact_below:
+        raise ValueError(f"neighbors={neighbors!r}; expected one of {list(exact_below)}")
+    n = X.shape[0]
+    perplexity = float(perplexity)
+    highest = (n - 1) / NEIGHBOURS_PER_PERPLEXITY
+    if not perplexity > 1.0:
+        raise ValueError(f"perplexity must be > 1, got {perplexity!r}")
+    if perplexity > highest:
+        if highest <= 1.0:
+            raise ValueError(f"{n} points are too few for a perplexity P (need n >= 5)")
+        warnings.warn(
+            f"perplexity {perplexity:g} needs {neighbours_for(perplexity)} neighbours of "
+            f"{n - 1}; using perplexity {highest:g}",
+            stacklevel=3,
+        )
+        perplexity = highest
+    k = min(neighbours_for(perplexity), n - 1)
+    aff = knn_affinities(
+        X, perplexity, pca_dims=None, k=k, exact_below=exact_below[neighbors], seed=seed
+    )
+    return aff.P, perplexity
+
+
+def _seed(random_state) -> int:
+    """An int seed for the neighbour search from the estimator's ``random_state``."""
+    if isinstance(random_state, (int, np.integer)):
+        return int(random_state)
+    return 0
+
+
 class _NeighbourEmbedding(BaseEstimator):
     """Shared fit logic; subclasses set ``_kernel`` and their dimensions."""
 
@@ -243,17 +373,38 @@ class _NeighbourEmbedding(BaseEstimator):
     def _dims(self) -> tuple[int, int]:
         raise NotImplementedError
 
-    def _settings(self) -> GradientDescent:
+    def _learning_rates(self, n: int) -> tuple[float, float]:
+        """(gamma_s, gamma_t) for n points: "auto" = :func:`auto_learning_rate` of n and the
+        exaggeration, and gamma_t = TIME_RATIO gamma_s."""
+        rate = self.learning_rate
+        if isinstance(rate, str):
+            if rate != "auto":
+                raise ValueError(f"learning_rate={rate!r}; expected 'auto' or a number > 0")
+            rate = auto_learning_rate(n, self.exaggeration)
+        rate_time = getattr(self, "learning_rate_time", PAPER.learning_rate_time)
+        if isinstance(rate_time, str):
+            if rate_time != "auto":
+                raise ValueError(
+                    f"learning_rate_time={rate_time!r}; expected 'auto' or a number > 0"
+                )
+            rate_time = TIME_RATIO * rate
+        return rate, rate_time
+
+    def _settings(self, n: int | None = None) -> GradientDescent:
+        """The optimiser's settings for n points (n: only read by an "auto" learning rate)."""
+        if n is None and "auto" in (self.learning_rate, getattr(self, "learning_rate_time", 0)):
+            raise ValueError("an 'auto' learning rate needs the number of points")
+        rate, rate_time = self._learning_rates(n if n is not None else 1)
         return GradientDescent(
-            learning_rate=self.learning_rate,
-            learning_rate_time=getattr(self, "learning_rate_time", PAPER.learning_rate_time),
+            learning_rate=rate,
+            learning_rate_time=rate_time,
             momentum=tuple(self.momentum),
             momentum_epochs=tuple(self.momentum_epochs),
             exaggeration=self.exaggeration,
             exaggeration_epochs=self.exaggeration_epochs,
             min_gain=self.min_gain,
             max_iter=self.max_iter,
-            min_iter=self.min_iter,
+            min_iter=self.max_iter if self.min_iter is None else self.min_iter,
             tol=self.tol,
             rate_window=self.rate_window,
             plateau_tol=self.plateau_tol,
@@ -275,16 +426,45 @@ class _NeighbourEmbedding(BaseEstimator):
         return initial_embedding(n, n_space, n_time, self.init_scale, scale_time,
                                  self.random_state)
 
-    def fit(self, P, y=None, reference_cost=None):
-        """Embed the items of the affinity matrix ``P`` (n x n; sparse or dense);
-        ``reference_cost``: the KL of the best finished run of the same problem, against which
-        a losing run is abandoned (``abandon_margin``)."""
+    def _affinities(self, X) -> tuple[sp.csr_matrix, float | None]:
+        """(valid P, perplexity used or None) from ``fit``'s input."""
+        if self.affinity == "precomputed":
+            return validate_affinities(X), None
+        if self.affinity != "perplexity":
+            raise ValueError(
+                f"affinity={self.affinity!r}; expected 'perplexity' (X: points x features) "
+                "or 'precomputed' (X: the affinity matrix P)"
+            )
+        P, perplexity = perplexity_affinities(
+            X, self.perplexity, self.neighbors, _seed(self.random_state)
+        )
+        return validate_affinities(P), perplexity
+
+    def fit(self, X, y=None, reference_cost=None):
+        """Embed the points of ``X``, or the items of the affinity matrix ``X``.
+
+        Parameters
+        ----------
+        X : array of shape (n, D), or (n, n) with ``affinity="precomputed"``
+            The points (dense), or the joint affinities P over pairs (dense or scipy sparse;
+            see :func:`validate_affinities` for what a valid P is).
+        y : ignored
+        reference_cost : float, optional
+            The KL of the best finished run of the same problem, against which a losing run
+            is abandoned (``abandon_margin``).
+
+        Returns
+        -------
+        self
+        """
         n_space, n_time = self._dims()
         if n_space < 1 or n_time < 0:
             raise ValueError(f"{type(self).__name__}: need >= 1 space and >= 0 time dimensions")
         if self.repulsion == "fft":
             neighbour_fft.check_supported(OUTPUT_KERNELS[self._kernel].kernel_id, n_space, n_time)
-        Pv = validate_affinities(P)
+        Pv, perplexity = self._affinities(X)
+        n = Pv.shape[0]
+        settings = self._settings(n)
         objective = NeighbourKL(
             Pv,
             self._kernel,
@@ -293,9 +473,9 @@ class _NeighbourEmbedding(BaseEstimator):
             repulsion=self.repulsion,
             fft=self._fft_settings(),
         )
-        Y0 = self._initial(Pv.shape[0], n_space, n_time)
+        Y0 = self._initial(n, n_space, n_time)
         result: OptimizeResult = minimize(
-            objective, Y0, n_space, self._settings(), reference_cost=reference_cost
+            objective, Y0, n_space, settings, reference_cost=reference_cost
         )
         self.embedding_ = result.Y
         self.kl_divergence_ = result.cost
@@ -307,47 +487,135 @@ class _NeighbourEmbedding(BaseEstimator):
         self.momentum_switches_ = result.momentum_switches
         self.exaggeration_end_ = result.exaggeration_end
         self.n_space_ = n_space
+        self.affinities_ = Pv
+        self.perplexity_ = perplexity
+        self.learning_rate_ = settings.learning_rate
+        if hasattr(self, "learning_rate_time"):
+            self.learning_rate_time_ = settings.learning_rate_time
         return self
 
-    def fit_transform(self, P, y=None) -> np.ndarray:
-        """:meth:`fit`, then return ``embedding_``."""
-        return self.fit(P).embedding_
+    def fit_transform(self, X, y=None) -> np.ndarray:
+        """:meth:`fit`, then return ``embedding_`` (n x dimensions)."""
+        return self.fit(X).embedding_
 
 
-_COMMON_DOC = """
-    Parameters (optimiser: :class:`embedlab.optimize.GradientDescent`)
-    ----------
-    learning_rate : gamma_s, the space learning rate (paper's driver: 500).
-    momentum, momentum_epochs : momentum values and the epochs where they switch.
-    exaggeration, exaggeration_epochs : P x exaggeration for the first epochs.
-    min_gain : lower bound of the adaptive gains.
-    max_iter, min_iter, tol : at most max_iter epochs; stop after min_iter when the spread of
-        the last 5 costs is <= tol |E_last - E_first|.
-    rate_window, plateau_tol, abandon_margin : the plateau and abandonment tests of
-        :mod:`embedlab.optimize` (off by default).
-    cost_every : epochs between KL evaluations (default 1; > 1 only for a fixed number of
-        epochs, min_iter = max_iter: the FFT path then skips the KL's logs in between, the
-        run is the same; cost_trace_ holds NaN there).
-    init_scale : standard deviation of the initial space coordinates.
-    precision : "float64" (default, the reference) or "float32": working precision of the
-        kernel's dense pair arithmetic (:class:`NeighbourKL`); coordinates, sums, KL and
-        gradient stay float64.
-    log_every : epochs between progress log lines (0: none).
-    random_state : seed of the initialisation (numpy Generator).
-    repulsion : "exact" (default; the papers' tables) or "fft": the repulsion by grid
-        interpolation + FFT (:mod:`embedlab.kernels.neighbour_fft`; at most 3 output dimensions,
-        space + time, and one time dimension), the attraction still exact.
-    n_interpolation_points, nodes_per_unit, min_grid_size : the FFT grid (p nodes of a
-        point's stencil per dimension; grid nodes per unit of extent; cells per dimension at
-        least); only with repulsion="fft".
+_INPUT_DOC = """
+    affinity : {"perplexity", "precomputed"}, default "perplexity"
+        "perplexity": ``fit`` takes points X (n x D) and builds the perplexity P over each
+        point's k = ceil(3 perplexity) nearest neighbours (:func:`perplexity_affinities`:
+        exact neighbours below 10,000 points, pynndescent above); "precomputed": ``fit``
+        takes P itself (n x n, dense or sparse).
+    perplexity : float, default 30
+        Target perplexity of the input affinities (lowered to (n - 1) / 3 for few points).
+    neighbors : {"auto", "exact", "approx"}, default "auto"
+        Nearest-neighbour search of the perplexity P."""
 
+_OPTIMISER_DOC = """
+    learning_rate : float or "auto", default "auto"
+        gamma_s, the space learning rate; "auto": max(n / exaggeration, 50) / 4
+        (:func:`embedlab.optimize.auto_learning_rate`, openTSNE's rate in our gradient's
+        units).
+    momentum : tuple of float, default (0.5, 0.8)
+        Momentum values, one more than ``momentum_epochs``.
+    momentum_epochs : tuple of int, default (250,)
+        Epochs where the momentum switches to the next value.
+    exaggeration : float, default {exaggeration:g}
+        Factor of the attraction (P x exaggeration) during the first epochs.
+    exaggeration_epochs : int, default {exaggeration_epochs}
+        Epochs run with the exaggerated attraction.
+    min_gain : float, default 0.01
+        Lower bound of the adaptive (delta-bar-delta) gains.
+    max_iter : int, default 750
+        Most epochs.
+    min_iter : int or None, default None
+        Epochs before the tolerance test may stop the run; None: ``max_iter`` (the schedule
+        runs to its end, as openTSNE's).
+    tol : float, default 1e-9
+        Stop once the spread of the last 5 costs is <= tol |E_last - E_first|.
+    rate_window, plateau_tol, abandon_margin : int, float, float, default 0, 0, inf
+        The plateau and abandonment tests of :mod:`embedlab.optimize` (off by default).
+    cost_every : int, default 1
+        Epochs between KL evaluations (> 1 only for a fixed number of epochs,
+        min_iter = max_iter: the FFT path then skips the KL's logs in between, the run is
+        the same; ``cost_trace_`` holds NaN there).
+    init_scale : float, default 1e-4
+        Standard deviation of the initial (normal) space coordinates."""
+
+_KERNEL_DOC = """
+    precision : {"float64", "float32"}, default "float64"
+        Working precision of the kernel's dense pair arithmetic (:class:`NeighbourKL`);
+        coordinates, sums, KL and gradient stay float64.
+    log_every : int, default 0
+        Epochs between progress log lines (0: none).
+    random_state : int, numpy Generator or None, default None
+        Seed of the initialisation (and of the approximate neighbour search).
+    repulsion : {"exact", "fft"}, default "exact"
+        "exact": the O(n^2) pair loop (the papers' tables); "fft": the repulsion by grid
+        interpolation + FFT (:mod:`embedlab.kernels.neighbour_fft`; at most 3 output
+        dimensions, space + time, and one time dimension), the attraction still exact.
+    n_interpolation_points, nodes_per_unit, min_grid_size : int, float, int
+        The FFT grid (nodes of a point's stencil per dimension; grid nodes per unit of
+        extent; cells per dimension at least); only with ``repulsion="fft"``."""
+
+_ATTRIBUTES_DOC = """
     Attributes
     ----------
-    embedding_, kl_divergence_ (KL of embedding_), n_iter_, converged_, stop_ (the test that
-    ended the run), cost_trace_ (KL before each epoch's step), momentum_switches_,
-    exaggeration_end_, float64_from_ (the first epoch evaluated in float64: 0 in float64,
-    None if a float32 fit never stalled; see :class:`NeighbourKL`).
+    embedding_ : ndarray of shape (n, dimensions)
+        The map{columns}.
+    kl_divergence_ : float
+        KL(P || Q) of ``embedding_``.
+    affinities_ : scipy.sparse.csr_matrix
+        The P that was embedded (summing to 1).
+    perplexity_ : float or None
+        The perplexity of ``affinities_`` (None with ``affinity="precomputed"``).
+    learning_rate_ : float
+        The space learning rate used ("auto" resolved).
+    n_iter_ : int
+        Epochs run.
+    converged_ : bool
+        Stopped by the tolerance or the plateau test.
+    stop_ : str
+        The test that ended the run: "tol", "plateau", "abandoned" or "max_iter".
+    cost_trace_ : ndarray
+        KL before each epoch's step.
+    momentum_switches_ : list of int
+        Epochs where the momentum changed.
+    exaggeration_end_ : int or None
+        First epoch without exaggeration.
+    float64_from_ : int or None
+        First call evaluated in float64: 0 in float64, None if a float32 fit never stalled
+        (:class:`NeighbourKL`).
 """
+
+_EXAMPLE_DOC = """
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from embedlab import {cls}
+    >>> Y = {cls}(random_state=0).fit_transform(load_digits().data)  # doctest: +SKIP
+    >>> P = {cls}(random_state=0).fit(load_digits().data).affinities_  # doctest: +SKIP
+    >>> Y = {cls}(affinity="precomputed", random_state=0).fit_transform(P)  # doctest: +SKIP
+"""
+
+
+def _estimator_doc(summary: str, cls: str, dims: str, extra: str, exaggeration: float,
+                   exaggeration_epochs: int, columns: str = "") -> str:
+    """A numpydoc docstring for one of the estimators."""
+    optimiser = _OPTIMISER_DOC.format(
+        exaggeration=exaggeration, exaggeration_epochs=exaggeration_epochs
+    )
+    return (
+        summary
+        + "\n\n    Parameters\n    ----------"
+        + dims
+        + _INPUT_DOC
+        + optimiser
+        + extra
+        + _KERNEL_DOC
+        + "\n"
+        + _ATTRIBUTES_DOC.format(columns=columns)
+        + _EXAMPLE_DOC.format(cls=cls)
+    )
 
 
 class _EuclideanEmbedding(_NeighbourEmbedding):
@@ -357,20 +625,23 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         self,
         n_components=2,
         *,
-        learning_rate=PAPER.learning_rate,
-        momentum=PAPER.momentum,
-        momentum_epochs=PAPER.momentum_epochs,
-        exaggeration=PAPER.exaggeration,
-        exaggeration_epochs=PAPER.exaggeration_epochs,
-        min_gain=PAPER.min_gain,
-        max_iter=PAPER.max_iter,
-        min_iter=PAPER.min_iter,
-        tol=PAPER.tol,
-        rate_window=PAPER.rate_window,
-        plateau_tol=PAPER.plateau_tol,
-        abandon_margin=PAPER.abandon_margin,
-        cost_every=PAPER.cost_every,
-        init_scale=1e-4,
+        affinity="perplexity",
+        perplexity=PERPLEXITY,
+        neighbors="auto",
+        learning_rate="auto",
+        momentum=LIBRARY.momentum,
+        momentum_epochs=LIBRARY.momentum_epochs,
+        exaggeration=LIBRARY.exaggeration,
+        exaggeration_epochs=LIBRARY.exaggeration_epochs,
+        min_gain=LIBRARY.min_gain,
+        max_iter=LIBRARY.max_iter,
+        min_iter=None,
+        tol=LIBRARY.tol,
+        rate_window=LIBRARY.rate_window,
+        plateau_tol=LIBRARY.plateau_tol,
+        abandon_margin=LIBRARY.abandon_margin,
+        cost_every=LIBRARY.cost_every,
+        init_scale=INIT_SCALE,
         precision="float64",
         log_every=0,
         random_state=None,
@@ -380,6 +651,9 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         min_grid_size=FFT.min_grid_size,
     ):
         self.n_components = n_components
+        self.affinity = affinity
+        self.perplexity = perplexity
+        self.neighbors = neighbors
         self.learning_rate = learning_rate
         self.momentum = momentum
         self.momentum_epochs = momentum_epochs
@@ -406,29 +680,58 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         return int(self.n_components), 0
 
 
+_EUCLIDEAN_DIMS = """
+    n_components : int, default 2
+        Dimensions of the map."""
+
+
 class SNE(_EuclideanEmbedding):
-    __doc__ = "Symmetric SNE in R^d: w = exp(-||y_i - y_j||^2).\n" + _COMMON_DOC
+    __doc__ = _estimator_doc(
+        "Symmetric SNE in R^d: w = exp(-||y_i - y_j||^2), minimising KL(P || Q).",
+        "SNE", _EUCLIDEAN_DIMS, "", LIBRARY.exaggeration, LIBRARY.exaggeration_epochs,
+    )
     _kernel = "sne"
 
 
 class TSNE(_EuclideanEmbedding):
-    __doc__ = "t-SNE in R^d: w = 1 / (1 + ||y_i - y_j||^2).\n" + _COMMON_DOC
+    __doc__ = _estimator_doc(
+        "t-SNE in R^d: w = 1 / (1 + ||y_i - y_j||^2), minimising KL(P || Q).\n\n"
+        "    The defaults are openTSNE's: perplexity 30, 750 epochs, the attraction x 12 for\n"
+        "    the first 250, learning rate max(n / 12, 50) in openTSNE's units.",
+        "TSNE", _EUCLIDEAN_DIMS, "", LIBRARY.exaggeration, LIBRARY.exaggeration_epochs,
+    )
     _kernel = "tsne"
 
 
-class SNEST(_NeighbourEmbedding):
-    __doc__ = (
-        "SNEST in the space-time R^{n_space, n_time}: w = exp(||t_i - t_j||^2) / "
-        "(1 + ||s_i - s_j||^2).\n"
-        + _COMMON_DOC
-        + """
-    learning_rate_time : gamma_t, the time learning rate (one global adaptive gain; the
-        paper asks gamma_t / gamma_s <= 1/100; its driver used 1 with gamma_s = 500).
-    init_scale_time : standard deviation of the initial time coordinates.
+_SNEST_DIMS = """
+    n_space : int, default 2
+        Space dimensions (the map as drawn).
+    n_time : int, default 1
+        Time dimensions."""
 
-    embedding_ holds the space columns, then the time columns; ``space_`` and ``time_`` are
-    views of them.
-"""
+_SNEST_EXTRA = """
+    learning_rate_time : float or "auto", default "auto"
+        gamma_t, the time learning rate (one global adaptive gain; the paper asks
+        gamma_t / gamma_s <= 1/100); "auto": 1e-3 x the space rate (``TIME_RATIO``).
+    init_scale_time : float, default 1e-5
+        Standard deviation of the initial time coordinates."""
+
+
+class SNEST(_NeighbourEmbedding):
+    __doc__ = _estimator_doc(
+        "SNEST in the space-time R^{n_space, n_time}: w = exp(||t_i - t_j||^2) /\n"
+        "    (1 + ||s_i - s_j||^2), minimising KL(P || Q).\n\n"
+        "    Defaults: t-SNE's schedule (750 epochs, momentum 0.5 then 0.8 from epoch 250) with\n"
+        "    the SNEST paper's exaggeration, 4 for 100 epochs, and gamma_t = 1e-3 gamma_s.\n"
+        "    Exaggeration x makes the time objective unbounded below: scaling the time\n"
+        "    coordinates by c changes the exaggerated cost by ~ c^2 (max_kl dt_kl^2 -\n"
+        "    x sum_ij p_ij dt_ij^2), negative as soon as the neighbours' mean squared time\n"
+        "    distance exceeds 1/x of the largest (impossible at x = 1, since sum p = 1), so the\n"
+        "    time coordinates grow while it lasts; at openTSNE's 12 for 250 epochs they blew up\n"
+        "    on digits and iris at every time rate tried (1e-2 to 1e-3 gamma_s), at 4 for 100\n"
+        "    they stay below |t| ~ 2.",
+        "SNEST", _SNEST_DIMS, _SNEST_EXTRA, SNEST_EXAGGERATION, SNEST_EXAGGERATION_EPOCHS,
+        columns=": the space columns, then the time columns (``space_``, ``time_``: views)",
     )
     _kernel = "snest"
 
@@ -437,22 +740,25 @@ class SNEST(_NeighbourEmbedding):
         n_space=2,
         n_time=1,
         *,
-        learning_rate=PAPER.learning_rate,
-        learning_rate_time=PAPER.learning_rate_time,
-        momentum=PAPER.momentum,
-        momentum_epochs=PAPER.momentum_epochs,
-        exaggeration=PAPER.exaggeration,
-        exaggeration_epochs=PAPER.exaggeration_epochs,
-        min_gain=PAPER.min_gain,
-        max_iter=PAPER.max_iter,
-        min_iter=PAPER.min_iter,
-        tol=PAPER.tol,
-        rate_window=PAPER.rate_window,
-        plateau_tol=PAPER.plateau_tol,
-        abandon_margin=PAPER.abandon_margin,
-        cost_every=PAPER.cost_every,
-        init_scale=1e-4,
-        init_scale_time=1e-5,
+        affinity="perplexity",
+        perplexity=PERPLEXITY,
+        neighbors="auto",
+        learning_rate="auto",
+        learning_rate_time="auto",
+        momentum=LIBRARY.momentum,
+        momentum_epochs=LIBRARY.momentum_epochs,
+        exaggeration=SNEST_EXAGGERATION,
+        exaggeration_epochs=SNEST_EXAGGERATION_EPOCHS,
+        min_gain=LIBRARY.min_gain,
+        max_iter=LIBRARY.max_iter,
+        min_iter=None,
+        tol=LIBRARY.tol,
+        rate_window=LIBRARY.rate_window,
+        plateau_tol=LIBRARY.plateau_tol,
+        abandon_margin=LIBRARY.abandon_margin,
+        cost_every=LIBRARY.cost_every,
+        init_scale=INIT_SCALE,
+        init_scale_time=INIT_SCALE_TIME,
         precision="float64",
         log_every=0,
         random_state=None,
@@ -463,6 +769,9 @@ class SNEST(_NeighbourEmbedding):
     ):
         self.n_space = n_space
         self.n_time = n_time
+        self.affinity = affinity
+        self.perplexity = perplexity
+        self.neighbors = neighbors
         self.learning_rate = learning_rate
         self.learning_rate_time = learning_rate_time
         self.momentum = momentum
@@ -492,10 +801,12 @@ class SNEST(_NeighbourEmbedding):
 
     @property
     def space_(self) -> np.ndarray:
+        """The space columns of ``embedding_`` (a view)."""
         return self.embedding_[:, : self.n_space_]
 
     @property
     def time_(self) -> np.ndarray:
+        """The time columns of ``embedding_`` (a view)."""
         return self.embedding_[:, self.n_space_ :]
 
 
