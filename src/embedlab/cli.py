@@ -49,6 +49,13 @@ def _cmd_timings(args: argparse.Namespace) -> None:
     timings.write_timings(args.benchmarks, args.csv, args.md)
 
 
+def _env_mirrors() -> list[str]:
+    """The mirror folders the workflow names in $EMBEDLAB_MIRRORS. They reach a fetch job
+    through the environment, not as a parameter: where a file comes from is not part of its
+    identity (its sha256 is), so adding or moving a mirror must rerun nothing."""
+    return [m for m in os.environ.get("EMBEDLAB_MIRRORS", "").split(os.pathsep) if m]
+
+
 def _cmd_fetch(args: argparse.Namespace) -> None:
     from embedlab import fetch, registry
 
@@ -59,8 +66,8 @@ def _cmd_fetch(args: argparse.Namespace) -> None:
         raise registry.RegistryError(
             f"raw file {args.file!r} is not in the registry {args.registry}"
         ) from None
-    mirror = Path(args.mirror) if args.mirror else None
-    got = fetch.fetch(args.file, entry, args.dest, mirror=mirror, allow_download=not args.offline)
+    mirrors = args.mirror if args.mirror is not None else _env_mirrors()
+    got = fetch.fetch(args.file, entry, args.dest, mirrors, allow_download=not args.offline)
     log.info("fetched %s -> %s (sha256 ok)", args.file, got)
 
 
@@ -141,9 +148,9 @@ def _cmd_summarize_datasets(args: argparse.Namespace) -> None:
     from embedlab import tables
 
     df = tables.dataset_summary(args.meta)
-    tables.write_table(
-        df, args.csv, args.md, measured=(), title="Datasets: our counts beside the papers'"
-    )
+    own = tables.own_dataset_notes(json.loads(args.own)) if args.own else ""
+    title = "Datasets: our counts beside the papers'"
+    tables.write_table(df, args.csv, args.md, measured=(), title=title, after=own)
     log.info("wrote %s and %s (%d datasets)", args.csv, args.md, len(df))
 
 
@@ -205,7 +212,11 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--registry", required=True)
     p.add_argument("--file", required=True, help="registry path of the raw file")
     p.add_argument("--dest", required=True)
-    p.add_argument("--mirror", default=None, help="mirror folder to read before the URL")
+    p.add_argument(
+        "--mirror", action="append", default=None,
+        help="mirror folder to read before the URL (repeatable; default: $EMBEDLAB_MIRRORS, "
+        "folders separated by the path separator, as the workflow's rules set it)",
+    )
     p.add_argument("--offline", action="store_true", help="never download")
     p.set_defaults(func=_cmd_fetch)
 
@@ -236,6 +247,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("summarize-datasets", help="table of dataset counts vs the papers'")
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
+    p.add_argument("--own", help="JSON {own dataset: {paper: '' (runs it) or why not}}")
     p.add_argument("meta", nargs="+", help="meta.json of each artifact")
     p.set_defaults(func=_cmd_summarize_datasets)
 

@@ -11,7 +11,7 @@ import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,13 +55,15 @@ def fetch(
     name: str,
     entry: Mapping[str, Any],
     dest: str | Path,
-    mirror: str | Path | None = None,
+    mirrors: Iterable[str | Path] = (),
     allow_download: bool = True,
 ) -> Path:
     """Place raw file ``name`` (registry entry ``entry``) at ``dest``, verified.
 
     Sources in order: ``dest`` itself if it already holds the right bytes (the cache),
-    ``mirror/name``, then ``entry['url']``.
+    ``mirror/name`` for each of ``mirrors`` in turn, then ``entry['url']``. The sha256 is the
+    file's identity: where it came from is not recorded, so adding or moving a mirror changes
+    nothing downstream.
     """
     dest = Path(dest)
     expected = entry["sha256"]
@@ -76,14 +78,12 @@ def fetch(
     tried: list[str] = []
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".fetch-") as tmp:
         tmp_path = Path(tmp)
-        source: Path | None = None
-        if mirror is not None and (Path(mirror) / name).is_file():
-            source = Path(mirror) / name
+        source = next((Path(m) / name for m in mirrors if (Path(m) / name).is_file()), None)
+        if source is not None:
             staged = tmp_path / "staged"
             shutil.copyfile(source, staged)
         else:
-            if mirror is not None:
-                tried.append(f"mirror {Path(mirror) / name} (absent)")
+            tried += [f"mirror {Path(m) / name} (absent)" for m in mirrors]
             if not allow_download:
                 raise FetchError(
                     f"raw file {name!r} is not available: tried {'; '.join(tried) or 'nothing'}"

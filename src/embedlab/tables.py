@@ -130,6 +130,20 @@ def dataset_summary(meta_files: Iterable[str | Path]) -> pd.DataFrame:
     return pd.DataFrame(rows).convert_dtypes()
 
 
+def own_dataset_notes(places: dict[str, dict[str, str]]) -> str:
+    """Markdown: for each own dataset, the papers that run it and those that leave it out,
+    with the reason ('' when there is no own dataset)."""
+    if not places:
+        return ""
+    lines = ["## Your own datasets", ""]
+    for name, papers in places.items():
+        runs = [paper for paper, why in papers.items() if not why]
+        left = [f"{paper} ({why})" for paper, why in papers.items() if why]
+        text = f"- **{name}**: in {', '.join(runs) or 'no paper'}"
+        lines.append(text + (f"; left out of {'; '.join(left)}" if left else ""))
+    return "\n".join(lines) + "\n"
+
+
 def verdict(ours: float | None, paper: float | None, tol: float, lower_is_better: bool) -> str:
     """'matched' if |ours - paper| <= tol, else 'better' or 'worse'; 'no paper value' if none."""
     if paper is None or pd.isna(paper):

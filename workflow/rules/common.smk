@@ -1,21 +1,81 @@
 """Shared set-up: config validation, the dataset registry, helpers for inputs."""
 
+import difflib
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
+import jsonschema
+import referencing
+import referencing.jsonschema
 import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.settings.types import DeploymentMethod
-from snakemake.utils import validate
+from snakemake.utils import validate as snakemake_validate
+
+SRC = Path(workflow.basedir, "src")
+SCHEMAS = Path(workflow.basedir, "workflow", "schemas")
+
+
+# the schemas' references to each other (`$ref: "own_datasets.schema.yaml"`), read from SCHEMAS
+SCHEMA_FILES = referencing.Registry(
+    retrieve=lambda uri: referencing.jsonschema.DRAFT202012.create_resource(
+        yaml.safe_load((SCHEMAS / Path(uri).name).read_text())
+    )
+)
+
+
+def config_problems(data, schema, where):
+    """Every way `data` breaks `schema`, one short line each: where (`snest.restarts`),
+    what, and for an unknown key the nearest valid one. Snakemake's own message prints the
+    whole schema; these lines are what a user needs to fix a typo."""
+    problems = []
+    validator = jsonschema.Draft202012Validator(schema, registry=SCHEMA_FILES)
+    for error in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
+        at = ".".join([where, *map(str, error.absolute_path)]).strip(".") or "config"
+        if error.validator == "additionalProperties":
+            known = sorted(error.schema.get("properties", {}))
+            for key in sorted(set(error.instance) - set(known)):
+                near = difflib.get_close_matches(str(key), known, n=1)
+                hint = f"; did you mean '{near[0]}'?" if near else ""
+                problems.append(
+                    f"{at}: unknown key '{key}'{hint} (valid keys: {', '.join(known)})"
+                )
+        else:
+            message = error.message if len(error.message) <= 160 else error.message[:157] + "..."
+            problems.append(f"{at}: {message}")
+    return problems
+
+
+def validate(data, schema):
+    """Snakemake's validate (which also fills in the schema's defaults), after a check whose
+    errors name the key, where it is and the nearest valid key, in a few lines."""
+    where = next((key for key, value in config.items() if value is data), "")
+    problems = config_problems(data, yaml.safe_load((SCHEMAS / Path(schema).name).read_text()), where)
+    if problems:
+        shown = problems[:8] + ([f"... and {len(problems) - 8} more"] if len(problems) > 8 else [])
+        raise WorkflowError("invalid configuration:\n  " + "\n  ".join(shown))
+    snakemake_validate(data, schema=schema)
+
 
 validate(config, schema="../schemas/config.schema.yaml")
 
-SRC = Path(workflow.basedir, "src")
+
+def mirror_folders(mirror):
+    """`data.mirror` (none, one folder or a list) as the absolute paths of the folders that
+    exist. Fetch jobs read it from the environment (EMBEDLAB_MIRRORS), not as a parameter:
+    a raw file's identity is its sha256, so adding or moving a mirror reruns nothing."""
+    folders = [] if mirror is None else [mirror] if isinstance(mirror, str) else mirror
+    return [str(Path(m).resolve()) for m in folders if Path(m).is_dir()]
+
+
+MIRRORS = mirror_folders(config["data"]["mirror"])
 
 # Rules run `python -m embedlab`: make this checkout's package importable even where it is
 # not installed (e.g. in a conda env built from workflow/envs/embedlab.yaml, or on a cluster
@@ -25,6 +85,7 @@ shell.prefix(
     "set -euo pipefail; export OMP_WAIT_POLICY=${{OMP_WAIT_POLICY:-PASSIVE}}; "
     f"export PYTHONPATH={SRC}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; "
     f"export EMBEDLAB_WORKFLOW_SRC={SRC}; "
+    f"export EMBEDLAB_MIRRORS={os.pathsep.join(MIRRORS)!r}; "
 )
 
 
@@ -105,20 +166,83 @@ def load_registry(path):
 REGISTRY_PATH = config["data"]["registry"]
 REGISTRY = load_registry(REGISTRY_PATH)
 RAW_DIR = config["data"]["raw_dir"]
-MIRROR = config["data"]["mirror"]
+
+
+def load_own_datasets(entries):
+    """The `own_datasets:` entries of the config, checked (embedlab/datasets/own.py) before any
+    job runs; a name the registry has already is refused."""
+    if not entries:
+        return {}
+    sys.path.insert(0, str(SRC))
+    from embedlab.datasets import own
+
+    problems = [p for name, entry in entries.items() for p in own.entry_problems(name, entry)]
+    problems += [
+        f"own_datasets.{name}: the registry {REGISTRY_PATH} has a dataset of that name"
+        for name in entries
+        if name in REGISTRY["datasets"]
+    ]
+    if problems:
+        raise WorkflowError("invalid own_datasets:\n  " + "\n  ".join(problems))
+    return {name: own.check_entry(name, entry) for name, entry in entries.items()}
+
+
+OWN_DATASETS = load_own_datasets(config["own_datasets"])
+KINDS = {
+    **{name: spec["kind"] for name, spec in REGISTRY["datasets"].items()},
+    **{name: entry["kind"] for name, entry in OWN_DATASETS.items()},
+}
+
+
+def check_dataset_names(names, where):
+    """Raise naming `where` and the valid names if a name in `names` is no dataset."""
+    unknown = [n for n in names if n not in KINDS]
+    if unknown:
+        raise WorkflowError(
+            f"{where} names unknown dataset(s) {unknown}; the datasets are the registry's "
+            f"({REGISTRY_PATH}): {', '.join(REGISTRY['datasets'])}"
+            + (f"; and your own_datasets: {', '.join(OWN_DATASETS)}" if OWN_DATASETS else "")
+        )
 
 
 def selected_datasets():
-    """Names of the dataset artifacts this run builds."""
+    """Names of the dataset artifacts this run builds: `datasets.build` (all = the
+    registry's), then every own dataset."""
     build = config["datasets"]["build"]
     names = list(REGISTRY["datasets"]) if build == "all" else list(build)
-    unknown = [n for n in names if n not in REGISTRY["datasets"]]
-    if unknown:
-        raise ValueError(
-            f"config datasets.build names unknown dataset(s) {unknown}; "
-            f"the registry {REGISTRY_PATH} has {sorted(REGISTRY['datasets'])}"
-        )
-    return names
+    check_dataset_names(names, "config datasets.build")
+    return names + [n for n in OWN_DATASETS if n not in names]
+
+
+# own dataset -> {paper: "" where the paper runs it, else why it leaves it out}, for the
+# dataset summary's notes
+OWN_PLACES = {name: {} for name in OWN_DATASETS}
+
+
+def with_own_datasets(paper, names):
+    """A paper's datasets `names` (checked), then the own datasets that the paper can use
+    and its section takes (`<paper>.own_datasets`: all, none or a list of names); the
+    others are recorded in OWN_PLACES with the reason."""
+    check_dataset_names(names, f"config {paper}.datasets")
+    wanted = config[paper]["own_datasets"]
+    if isinstance(wanted, list):
+        check_dataset_names(wanted, f"config {paper}.own_datasets")
+        unknown = [n for n in wanted if n not in OWN_DATASETS]
+        if unknown:
+            raise WorkflowError(f"config {paper}.own_datasets: {unknown} are not own_datasets")
+    chosen = list(OWN_DATASETS) if wanted == "all" else [] if wanted == "none" else wanted
+    if not chosen:
+        return list(names)
+    from embedlab.datasets import own
+
+    usable = []
+    for name in chosen:
+        entry = OWN_DATASETS[name]
+        why = own.paper_problems(paper, entry["kind"], has_labels="labels" in entry)
+        OWN_PLACES[name][paper] = "; ".join(why)
+        if not why and name not in names:
+            usable.append(name)
+    return list(names) + usable
 
 
 def dataset_overrides(name):
@@ -153,6 +277,23 @@ def builder_module(name):
 def raw_inputs(wildcards):
     """Verified raw files that dataset `wildcards.dataset` is built from."""
     return [f"{RAW_DIR}/{f}" for f in REGISTRY["datasets"][wildcards.dataset]["files"]]
+
+
+def own_raw(name):
+    """The raw file of own dataset `name`: its local `path`, or the verified cache of its url
+    (rule fetch_own_dataset)."""
+    entry = OWN_DATASETS[name]
+    if "path" in entry:
+        return entry["path"]
+    return f"{RAW_DIR}/own/{name}/{Path(entry['url'].split('?')[0]).name or 'data'}"
+
+
+def own_inputs(wildcards):
+    """Files a build of own dataset `wildcards.dataset` reads: its raw file and, for triplets,
+    its labels file."""
+    entry = OWN_DATASETS[wildcards.dataset]
+    labels = [entry["labels"]] if entry["format"] == "triplets" and "labels" in entry else []
+    return {"raw": own_raw(wildcards.dataset), "labels": labels}
 
 
 # final outputs of each paper (the default target asks for them all); each paper's .smk,

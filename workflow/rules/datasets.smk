@@ -2,7 +2,8 @@
 
 
 rule fetch_raw:
-    """Take a raw file from the cache, else the mirror, else its URL; verify its sha256."""
+    """Take a raw file from the cache, else the mirrors (EMBEDLAB_MIRRORS, set by the shell
+    prefix: not a parameter), else its URL; verify its sha256."""
     output:
         f"{RAW_DIR}/{{path}}",
     log:
@@ -19,11 +20,10 @@ rule fetch_raw:
     params:
         code=code_of("fetch"),
         registry=REGISTRY_PATH,
-        mirror=f"--mirror {MIRROR}" if MIRROR and Path(MIRROR).is_dir() else "",
         offline="--offline" if config["data"]["offline"] else "",
     shell:
         "python -m embedlab fetch --registry {params.registry} --file {wildcards.path:q}"
-        " --dest {output:q} {params.mirror} {params.offline} > {log:q} 2>&1"
+        " --dest {output:q} {params.offline} > {log:q} 2>&1"
 
 
 rule build_dataset:
@@ -57,6 +57,60 @@ rule build_dataset:
         " --raw-dir {params.raw_dir:q} --out {params.out:q} --params {params.overrides:q} > {log:q} 2>&1"
 
 
+rule fetch_own_dataset:
+    """The raw file of an own dataset given by url: cache, else the url; sha256 verified."""
+    output:
+        f"{RAW_DIR}/own/{{dataset}}/{{file}}",
+    log:
+        "logs/fetch/own/{dataset}/{file}.log",
+    benchmark:
+        "logs/benchmarks/fetch_own_dataset/fetch/own/{dataset}/{file}.tsv"
+    wildcard_constraints:
+        dataset="|".join(OWN_DATASETS) or "(?!)",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=500,
+        runtime=30,
+    params:
+        code=code_of("fetch-own-dataset"),
+        entry=lambda wc: json.dumps(OWN_DATASETS[wc.dataset], sort_keys=True),
+        offline="--offline" if config["data"]["offline"] else "",
+    shell:
+        "python -m embedlab fetch-own-dataset --name {wildcards.dataset}"
+        " --entry {params.entry:q} --dest {output:q} {params.offline} > {log:q} 2>&1"
+
+
+rule build_own_dataset:
+    """One own_datasets entry read by its format's generic builder into an artifact."""
+    input:
+        unpack(own_inputs),
+    output:
+        data="results/datasets/{dataset}/data.npz",
+        table="results/datasets/{dataset}/items.tsv",
+        meta="results/datasets/{dataset}/meta.json",
+    log:
+        "logs/datasets/{dataset}.log",
+    benchmark:
+        "logs/benchmarks/build_own_dataset/datasets/{dataset}.tsv"
+    wildcard_constraints:
+        dataset="|".join(OWN_DATASETS) or "(?!)",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        code=code_of("build-own-dataset"),
+        entry=lambda wc: json.dumps(OWN_DATASETS[wc.dataset], sort_keys=True),
+        labels=lambda wc, input: f"--labels-file {input.labels[0]!r}" if input.labels else "",
+        out=subpath(output.meta, parent=True),
+    shell:
+        "python -m embedlab build-own-dataset --name {wildcards.dataset}"
+        " --entry {params.entry:q} --raw {input.raw:q} {params.labels} --out {params.out:q}"
+        " > {log:q} 2>&1"
+
+
 rule dataset_summary:
     """Counts of every built artifact beside the papers' counts."""
     input:
@@ -80,6 +134,7 @@ rule dataset_summary:
         runtime=5,
     params:
         code=code_of("summarize-datasets"),
+        own=lambda wc: json.dumps(OWN_PLACES, sort_keys=True),
     shell:
         "python -m embedlab summarize-datasets --csv {output.csv:q} --md {output.md:q}"
-        " {input:q} > {log:q} 2>&1"
+        " --own {params.own:q} {input:q} > {log:q} 2>&1"

@@ -6,6 +6,9 @@ flow applied to the data; the paper's n = 300 reduced set (`final`) is a second,
 
 validate(config["diffeomap"], schema="../schemas/diffeomap.schema.yaml")
 DIFFEOMAP = config["diffeomap"]
+DIFFEOMAP["table_datasets"] = with_own_datasets("diffeomap", DIFFEOMAP["table_datasets"])
+for _name in set(DIFFEOMAP["table_datasets"]) & set(OWN_DATASETS):
+    DIFFEOMAP["datasets"][_name] = DIFFEOMAP["own_dataset_settings"]
 PAPER_TARGETS["diffeomap"] = (
     [
         "results/tables/diffeomap_1nn.csv",

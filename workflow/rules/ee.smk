@@ -4,6 +4,7 @@ defaults)."""
 
 validate(config["ee"], schema="../schemas/ee.schema.yaml")
 EE = config["ee"]
+EE["datasets"] = with_own_datasets("ee", EE["datasets"])
 EE_HOMOTOPY = EE["homotopy"]
 
 

@@ -1,0 +1,79 @@
+"""Where data comes from and what a user declares: mirrors are not job parameters, own
+datasets join every table of their kind, bad declarations fail before any job in a few lines."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import textwrap
+
+import yaml
+
+from .conftest import REPO
+from .helpers import snakemake
+from .test_workflow import _planned_jobs, _tiny_workdir
+
+
+def test_moving_or_adding_a_mirror_reruns_nothing(tmp_path):
+    work = _tiny_workdir(tmp_path)
+    snakemake("--cores", "2", "--directory", str(work), cwd=work)
+    moved = tmp_path / "moved"
+    shutil.copytree(tmp_path / "mirror", moved)
+    config = work / "config" / "config.yaml"
+    data = yaml.safe_load(config.read_text())
+    for mirror in (str(moved), [str(tmp_path / "none"), str(moved), str(tmp_path / "mirror")]):
+        data["data"]["mirror"] = mirror
+        config.write_text(yaml.safe_dump(data))
+        plan = snakemake("--cores", "1", "--directory", str(work), "--dry-run", cwd=work)
+        assert "Nothing to be done" in plan.stdout + plan.stderr, (mirror, plan.stdout[-3000:])
+
+
+def _dry_run(*configs, check=False):
+    args = ["--dry-run", "--cores", "1", "--configfile", *map(str, configs)]
+    return snakemake(*args, check=check)
+
+
+def test_own_datasets_join_every_table_of_their_kind_in_the_dry_run():
+    proc = _dry_run("config/config.yaml", "config/examples/own_datasets.yaml", check=True)
+    out = proc.stdout
+    jobs = _planned_jobs(out)
+    assert jobs["build_own_dataset"] == 3
+    # similarity -> SNEST Table 1; vectors with labels -> EE and Diffeomap; triplets -> t-STE
+    assert re.search(r"snest_embed:.*\n(.*\n)*?\s+wildcards: dataset=karate", out)
+    assert "results/embeddings/ee/digits60.csv" in out
+    assert re.search(r"wildcards: .*dataset=digits60\b", out)
+    assert "results/tables/tste_digits60_triplets.csv" in out
+    assert "results/tables/datasets.csv" in out
+
+
+def _write(tmp_path, text):
+    path = tmp_path / "mine.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_a_config_typo_names_the_key_where_and_the_nearest_one(tmp_path):
+    bad = _write(tmp_path, "snest:\n  restart: {default: 2}\n")
+    proc = _dry_run("config/quick.yaml", bad)
+    err = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "snest: unknown key 'restart'; did you mean 'restarts'?" in err
+    assert "$schema" not in err and len(err.splitlines()) < 40
+
+
+def test_a_bad_own_dataset_entry_and_an_unknown_name_are_named(tmp_path):
+    bad = _write(tmp_path, "own_datasets:\n  mine: {kind: vectors, format: edges, path: x.csv}\n")
+    proc = _dry_run("config/quick.yaml", bad)
+    assert proc.returncode != 0
+    assert "own_datasets.mine.format: 'edges' is not a format of kind 'vectors'" in proc.stdout
+    unknown = _write(tmp_path, "ee:\n  datasets: [iris, nosuch]\n")
+    proc = _dry_run("config/quick.yaml", unknown)
+    assert proc.returncode != 0
+    assert "config ee.datasets names unknown dataset(s) ['nosuch']" in proc.stdout
+    assert "iris" in proc.stdout.split("nosuch")[-1]  # the valid names follow
+
+
+def test_the_example_files_are_in_the_repository():
+    example = yaml.safe_load((REPO / "config" / "examples" / "own_datasets.yaml").read_text())
+    for entry in example["own_datasets"].values():
+        assert (REPO / entry["path"]).is_file()
