@@ -6,7 +6,8 @@ Two steps, each a plain function:
   since ``results/`` is not) and the figures the templates name into the site's
   ``figures/``, and records the run's configuration (given by whoever ran it) in
   ``run.json``;
-* :func:`render` turns (templates, data folder, workflow schemas) into the site's pages, and
+* :func:`render` turns (templates, data folder, workflow schemas, the files that templates
+  include) into the site's pages, and
   :func:`readme_block` into the README's "results at a glance" block. Nothing else is read,
   so the committed pages can be checked against a fresh rendering of the committed data.
 
@@ -23,7 +24,9 @@ A template is Markdown with placeholders on lines of their own:
 ``{{ configuration }}``
     the configuration the run used;
 ``{{ config_reference }}``
-    every setting of ``workflow/schemas/*.schema.yaml``: type, default, description.
+    every setting of ``workflow/schemas/*.schema.yaml``: type, default, description;
+``{{ include PATH }}``
+    the Markdown file PATH of the repository (its headings moved one level down).
 
 ``python -m embedlab docs`` (``make docs``) runs both steps.
 """
@@ -125,7 +128,7 @@ def _summary(data: Path) -> pd.DataFrame:
 
 
 def _markdown(df: pd.DataFrame) -> str:
-    return df.to_markdown(index=False) + "\n"
+    return df.to_markdown(index=False, disable_numparse=True) + "\n"
 
 
 def _cell(value: str) -> str:
@@ -293,7 +296,15 @@ def config_reference(schemas: Path) -> str:
 # --- rendering ---------------------------------------------------------------------------------
 
 
-def render_page(template: str, data: Path, run: dict, schemas: Path) -> str:
+def include_block(root: Path, name: str) -> str:
+    path = Path(root) / name
+    if not path.is_file():
+        raise DocsError(f"included file {path} is missing")
+    lines = ["#" + line if line.startswith("#") else line for line in path.read_text().splitlines()]
+    return "\n".join(lines).strip() + "\n"
+
+
+def render_page(template: str, data: Path, run: dict, schemas: Path, root: Path) -> str:
     out = []
     for number, line in enumerate(template.splitlines(), start=1):
         m = PLACEHOLDER.match(line)
@@ -314,18 +325,22 @@ def render_page(template: str, data: Path, run: dict, schemas: Path) -> str:
             out.append(configuration_block(run))
         elif kind == "config_reference":
             out.append(config_reference(schemas))
+        elif kind == "include":
+            out.append(include_block(root, arg))
         else:
             raise DocsError(f"line {number}: unknown placeholder {{{{ {kind} }}}}")
     return "\n".join(out).rstrip() + "\n"
 
 
-def render(templates: Path, data: Path, schemas: Path) -> dict[str, str]:
-    """Page name -> Markdown text, for every ``templates/*.md``."""
+def render(templates: Path, data: Path, schemas: Path, root: Path | None = None) -> dict[str, str]:
+    """Page name -> Markdown text, for every ``templates/*.md``; ``{{ include }}`` paths are
+    relative to ``root`` (default: the repository, two folders above ``templates``)."""
     run = read_run(data)
+    root = Path(root) if root is not None else Path(templates).resolve().parents[1]
     pages = {}
     for path in sorted(Path(templates).glob("*.md")):
         try:
-            pages[path.name] = render_page(path.read_text(), Path(data), run, Path(schemas))
+            pages[path.name] = render_page(path.read_text(), Path(data), run, Path(schemas), root)
         except DocsError as err:
             raise DocsError(f"{path}: {err}") from None
     if not pages:
