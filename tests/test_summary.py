@@ -172,3 +172,21 @@ def test_tste_claims_are_read_under_both_protocols(tmp_path):
     df = with_authors_claim(ours="GNMDS-K 0.000, CKL-K 0.682", holds=False, degenerate="GNMDS-K")
     assert list(df["verdict"]) == ["better", "worse", "not reproduced"]
     assert "GNMDS-K: degenerate fit" in df["note"].iloc[1]
+
+
+def test_an_own_dataset_has_a_line_per_table_that_holds_it(tmp_path):
+    meta = tmp_path / "meta.json"
+    meta.write_text(json.dumps({"name": "digits60", "own_dataset": True, "summary": {"n": 60}}))
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    pd.DataFrame({"dataset": ["iris", "digits60", "digits60"], "kl": [1, 2, 3]}).to_csv(
+        tables / "ee_sweep.csv", index=False
+    )
+    pd.DataFrame({"dims": [2], "gen": [0.3]}).to_csv(tables / "tste_digits60.csv", index=False)
+    pd.DataFrame({"dims": [2], "gen": [0.3]}).to_csv(tables / "tste_music.csv", index=False)
+    df = summary.summary_table([], tables, [meta])
+    rows = df.set_index("table")
+    assert list(rows.index) == ["ee_sweep", "tste_digits60"]
+    assert set(rows["verdict"]) == {"no paper value"} and set(rows["item"]) == {"digits60"}
+    assert rows.loc["ee_sweep", "ours"] == 2
+    assert "no paper value" in summary.verdict_table(df).columns

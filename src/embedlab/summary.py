@@ -8,7 +8,9 @@ registry becomes one line: the paper's value, ours, the difference and a verdict
 * ``differs`` -- a dataset count that is not the paper's (neither better nor worse);
 * ``not comparable`` -- measured on a reduced run (a subsampled quick configuration);
 * ``not reproduced`` -- with the reason in ``note`` (paper not in this run's configuration,
-  cell not run, method quoted from the paper and not rerun).
+  cell not run, method quoted from the paper and not rerun);
+* ``no paper value`` -- a user's own dataset (config ``own_datasets``): one line per table
+  that holds it, so the summary shows where it went.
 
 A paper-values file without a reader here is an error, so a new table cannot be left out.
 """
@@ -218,12 +220,43 @@ def dataset_rows(meta_files: Iterable[str | Path]) -> list[dict]:
     return rows
 
 
+NO_PAPER_VALUE = "no paper value"
+
+
+def own_dataset_rows(tables_dir: str | Path, meta_files: Iterable[str | Path]) -> list[dict]:
+    """One line per (own dataset, table holding it): the rows it has there, no paper value.
+    A table holds a dataset in its ``dataset`` column or in its name (``tste_<dataset>.csv``)."""
+    own = [
+        meta["name"]
+        for meta in (json.loads(Path(p).read_text()) for p in meta_files)
+        if meta.get("own_dataset")
+    ]
+    if not own:
+        return []
+    rows = []
+    for csv in sorted(Path(tables_dir).glob("*.csv")):
+        if csv.name in ("summary.csv", "timings.csv"):
+            continue
+        table = pd.read_csv(csv)
+        for name in own:
+            if "dataset" in table.columns:
+                count = int((table["dataset"].astype(str) == name).sum())
+            else:
+                count = len(table) if csv.stem.endswith(f"_{name}") else 0
+            if count:
+                note = f"{count} rows in {csv.name}"
+                rows.append(_row("own datasets", csv.stem, name, None, count, NO_PAPER_VALUE, note))
+    return rows
+
+
 def summary_table(
     paper_files: Iterable[str | Path],
     tables_dir: str | Path,
     meta_files: Iterable[str | Path] = (),
 ) -> pd.DataFrame:
-    """One row per published number: every row of ``paper_files`` and every dataset count."""
+    """One row per published number: every row of ``paper_files`` and every dataset count;
+    then where each own dataset appears (:func:`own_dataset_rows`)."""
+    meta_files = list(meta_files)
     rows = dataset_rows(meta_files)
     for paper_csv in sorted(map(Path, paper_files)):
         if paper_csv.name not in READERS:
@@ -237,10 +270,13 @@ def summary_table(
         ]:
             ours_csv = Path(tables_dir) / ours_name
             rows += reader(paper_csv, ours_csv if ours_csv.exists() else None)
+    rows += own_dataset_rows(tables_dir, meta_files)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-VERDICTS = ["matched", "better", "worse", "differs", "not comparable", NOT_IN_RUN]
+VERDICTS = [
+    "matched", "better", "worse", "differs", "not comparable", NOT_IN_RUN, NO_PAPER_VALUE,
+]
 
 
 def verdict_table(df: pd.DataFrame) -> pd.DataFrame:
