@@ -744,3 +744,16 @@ def test_accelerated_k_form_reaches_the_plain_solvers_objective_sooner():
     assert reached.size and reached[0] + 1 < plain.n_iter_ / 2
     with pytest.raises(ValueError, match="solver"):
         STE(form="K", solver="newton").fit(trip, n=40)
+
+
+def test_released_ste_k_estimator_records_the_constant_regulariser_cost():
+    rng = np.random.default_rng(8)
+    trip = random_triplets(rng, 12, 150)
+    common = dict(form="K", lam=0.4, loss_weight=0.6, init_rank=2, max_iter=3, random_state=0)
+    coded = STE(kform="released", **common).fit(trip, n=12)
+    exact = STE(**common).fit(trip, n=12)
+    x0 = STE(kform="released", **{**common, "max_iter": 1}).fit(trip, n=12).kernel_
+    a, b = kern.sq_dists(x0, trip, True)
+    nll = np.logaddexp(0.0, a - b).sum()
+    assert coded.cost_history_[0] == pytest.approx(0.6 * nll + 0.4 * 12, rel=1e-10)
+    assert exact.cost_history_[0] == pytest.approx(0.6 * nll + 0.4 * np.trace(x0), rel=1e-10)
