@@ -47,6 +47,7 @@ TOY_RUNS = [
     ("bench_ne_fft.py", ["--n", "300", "--repeats", "1", "--kinds", "random"], "SNEST R^{2,1}"),
     ("bench_attraction.py", ["--n", "600", "--repeats", "1"], "forces equal"),
     ("bench_dcode.py", ["--repeats", "1"], "per token, mode"),
+    ("bench_codeprint.py", ["--rounds", "1"], "fingerprints / parse alone"),
     ("bench_diffeomap.py", ["--m", "100", "--a", "5", "--p", "3", "--n", "20", "--repeats", "1"],
      "agreement: energy"),
     ("bench_tste.py", ["--n", "60", "--m", "600", "--max-iter", "10", "--seeds", "0"],

@@ -77,3 +77,11 @@ def test_the_example_files_are_in_the_repository():
     example = yaml.safe_load((REPO / "config" / "examples" / "own_datasets.yaml").read_text())
     for entry in example["own_datasets"].values():
         assert (REPO / entry["path"]).is_file()
+
+
+def test_an_unknown_dataset_as_a_target_lists_the_valid_names():
+    proc = snakemake("--dry-run", "--cores", "1", "results/datasets/nosuch/meta.json", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "the target names unknown dataset(s) ['nosuch']" in out
+    assert "school" in out.split("['nosuch']")[1]

@@ -103,12 +103,34 @@ rule build_own_dataset:
     params:
         code=code_of("build-own-dataset"),
         entry=lambda wc: json.dumps(OWN_DATASETS[wc.dataset], sort_keys=True),
-        labels=lambda wc, input: f"--labels-file {input.labels[0]!r}" if input.labels else "",
+        labels=lambda wc, input: (
+            f"--labels-file {input.labels[0]!r}" if input.labels else ""
+        ),
         out=subpath(output.meta, parent=True),
     shell:
         "python -m embedlab build-own-dataset --name {wildcards.dataset}"
         " --entry {params.entry:q} --raw {input.raw:q} {params.labels} --out {params.out:q}"
         " > {log:q} 2>&1"
+
+
+rule unknown_dataset:
+    """The artifact of a name that is no dataset (a mistyped target, e.g.
+    results/datasets/nosuch/meta.json): fails while the DAG is built, before any job runs,
+    listing the valid names."""
+    input:
+        lambda wc: check_dataset_names([wc.dataset], "the target"),
+    output:
+        "results/datasets/{dataset}/meta.json",
+    log:
+        "logs/datasets/{dataset}.log",
+    benchmark:
+        "logs/benchmarks/unknown_dataset/datasets/{dataset}.tsv"
+    wildcard_constraints:
+        dataset=f"(?!(?:{'|'.join(map(re.escape, KINDS))})$)[^/]+",
+    conda:
+        "../envs/embedlab.yaml"
+    shell:
+        "exit 1"
 
 
 rule dataset_summary:

@@ -6,7 +6,9 @@ flow applied to the data; the paper's n = 300 reduced set (`final`) is a second,
 
 validate(config["diffeomap"], schema="../schemas/diffeomap.schema.yaml")
 DIFFEOMAP = config["diffeomap"]
-DIFFEOMAP["table_datasets"] = with_own_datasets("diffeomap", DIFFEOMAP["table_datasets"])
+DIFFEOMAP["table_datasets"] = with_own_datasets(
+    "diffeomap", DIFFEOMAP["table_datasets"]
+)
 for _name in set(DIFFEOMAP["table_datasets"]) & set(OWN_DATASETS):
     DIFFEOMAP["datasets"][_name] = DIFFEOMAP["own_dataset_settings"]
 PAPER_TARGETS["diffeomap"] = (
@@ -128,6 +130,7 @@ rule diffeomap_full_set:
         mem_mb=8000,
         runtime=600,
     params:
+        code=code_of("diffeomap-embed"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         data=diffeomap_data_args,
         points=diffeomap_full_set_points,

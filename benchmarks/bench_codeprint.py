@@ -1,0 +1,49 @@
+"""Time the workflow's start-up cost of code fingerprints (embedlab.codeprint): a cold parse
+of the package and the fingerprint of every verb, as common.smk computes them once per run.
+
+    python benchmarks/bench_codeprint.py [--rounds 5]
+
+Prints the median and the range over the rounds, and the same for parsing alone (ast.parse
+of every module: the obvious floor).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import statistics
+import time
+from pathlib import Path
+
+from embedlab.codeprint import CodePrints
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    full, parse = [], []
+    for _ in range(args.rounds):
+        started = time.perf_counter()
+        prints = CodePrints(SRC)
+        for verb in prints.handlers():
+            prints.of(verb)
+        full.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        for path in (SRC / "embedlab").rglob("*.py"):
+            ast.parse(path.read_text())
+        parse.append(time.perf_counter() - started)
+    n_verbs = len(CodePrints(SRC).handlers())
+    for name, times in (("every verb's fingerprint", full), ("ast.parse alone", parse)):
+        print(
+            f"{name:>26}: median {statistics.median(times):.3f} s "
+            f"(min {min(times):.3f}, max {max(times):.3f}; {args.rounds} rounds)"
+        )
+    ratio = statistics.median(full) / statistics.median(parse)
+    print(f"{n_verbs} verbs; fingerprints / parse alone: x{ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()
