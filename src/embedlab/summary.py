@@ -114,7 +114,7 @@ def diffeomap_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
             rows.append(_row("Diffeomap", "1-NN", item, p.value, note=note))
             continue
         verdict = "not comparable" if r.verdict.startswith("subsampled") else r.verdict
-        note = str(r.params)
+        note = "" if pd.isna(r.params) else str(r.params)
         if p.method == "diffeomap":
             note = f"{r.label} {note}"
             approx = by_key.get((p.dataset, p.method, "final"))
