@@ -36,6 +36,7 @@ def _dry_run(*configs, check=False):
 def test_own_datasets_join_every_table_of_their_kind_in_the_dry_run():
     proc = _dry_run("config/config.yaml", "config/examples/own_datasets.yaml", check=True)
     out = proc.stdout
+    assert "Exception" not in out + proc.stderr  # e.g. a rule matching names it must not
     jobs = _planned_jobs(out)
     assert jobs["build_own_dataset"] == 3
     # similarity -> SNEST Table 1; vectors with labels -> EE and Diffeomap; triplets -> t-STE

@@ -126,7 +126,8 @@ rule unknown_dataset:
     benchmark:
         "logs/benchmarks/unknown_dataset/datasets/{dataset}.tsv"
     wildcard_constraints:
-        dataset=f"(?!(?:{'|'.join(map(re.escape, KINDS))})$)[^/]+",
+        # a name that is not one of KINDS (the lookahead sees the "/" that follows the name)
+        dataset=f"(?!(?:{'|'.join(map(re.escape, KINDS))})/)[^/]+",
     conda:
         "../envs/embedlab.yaml"
     shell:

@@ -9,8 +9,8 @@ DIFFEOMAP = config["diffeomap"]
 DIFFEOMAP["table_datasets"] = with_own_datasets(
     "diffeomap", DIFFEOMAP["table_datasets"]
 )
-for _name in set(DIFFEOMAP["table_datasets"]) & set(OWN_DATASETS):
-    DIFFEOMAP["datasets"][_name] = DIFFEOMAP["own_dataset_settings"]
+for _name in set(DIFFEOMAP["table_datasets"]) - set(DIFFEOMAP["datasets"]):
+    DIFFEOMAP["datasets"][_name] = DIFFEOMAP["dataset_defaults"]
 PAPER_TARGETS["diffeomap"] = (
     [
         "results/tables/diffeomap_1nn.csv",
