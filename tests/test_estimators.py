@@ -96,6 +96,9 @@ def test_library_defaults_are_opentsnes_schedule():
     assert (snest.exaggeration, snest.exaggeration_epochs) == (4.0, 100)
     assert snest.learning_rate == pytest.approx(1797 / 4 / 4)
     assert snest.learning_rate_time == pytest.approx(1e-3 * snest.learning_rate)
+    # the kernel's float32 pair arithmetic on the exact path; the FFT path computes in float64
+    assert TSNE()._precision() == "float32" and TSNE(repulsion="fft")._precision() == "float64"
+    assert paper_protocol()["precision"] == "float64"
     # the paper's protocol is not the library's: it stays GradientDescent()'s
     assert paper_protocol()["max_iter"] == GradientDescent().max_iter == 5000
 

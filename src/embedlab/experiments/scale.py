@@ -156,7 +156,7 @@ def estimator_kw(s: GradientDescent) -> dict:
 def _tsne(P, Z, settings: Settings, threads: int, dims: int = 2):
     from embedlab.methods.neighbour import TSNE
 
-    est = TSNE(dims, affinity="precomputed", random_state=settings.seed,
+    est = TSNE(dims, affinity="precomputed", precision="float64", random_state=settings.seed,
                repulsion=settings.repulsion, **estimator_kw(settings.schedule(P.shape[0]))).fit(P)
     return est.embedding_, est.n_iter_, est.cost_trace_
 
@@ -176,7 +176,7 @@ def _snest(P, Z, settings: Settings, threads: int):
         exaggeration=settings.snest_exaggeration,
         exaggeration_epochs=settings.snest_exaggeration_epochs,
     )
-    est = SNEST(2, 1, affinity="precomputed",
+    est = SNEST(2, 1, affinity="precomputed", precision="float64",
                 learning_rate_time=settings.time_ratio * s.learning_rate,
                 random_state=settings.seed, repulsion=settings.repulsion,
                 **estimator_kw(s)).fit(P)
