@@ -411,6 +411,14 @@ def test_authors_figure_settings_reach_the_fits_and_change_only_those(planted_se
         protocol="authors_figure", settings=fig,
     )  # fmt: skip
     assert tste.load_map(tmp_path / "f.npz")[2]["protocol"] == "authors_figure"
+    from embedlab.plots import tste as plots
+
+    tste.embed_map(
+        planted_self, "CKL-X", tmp_path / "c.npz", seed=0, max_iter=20, params={"mu": 0.05},
+        protocol="authors_code",
+    )  # fmt: skip
+    fig = plots.fig3([tste.load_map(tmp_path / name) for name in ("c.npz", "f.npz")])
+    assert "protocol authors_figure (t-STE-X with the figure" in fig._suptitle.get_text()
     with pytest.raises(ValueError, match="authors' readings"):
         tste.embed_map(
             planted_self, "t-STE-X", tmp_path / "g.npz", seed=0, max_iter=5,

@@ -110,9 +110,15 @@ def fig3(maps: Sequence[tuple[np.ndarray, np.ndarray, dict]]) -> Figure:
     axes[-1].legend(
         markerscale=3, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), title="digit"
     )
-    protocol = maps[0][2].get("protocol", "paper_text")
+    protocols = [meta.get("protocol", "paper_text") for _, _, meta in maps]
     suffix = ""
-    if protocol == "authors_code":
+    if "authors_figure" in protocols:  # the figure's refits beside the authors_code maps
+        refit = [meta["method"] for _, _, meta in maps if meta.get("protocol") == "authors_figure"]
+        suffix = (
+            f"; protocol authors_figure ({', '.join(refit)} with the figure's solver settings, "
+            "the others as the authors' scripts call them), axes rescaled to [0, 1]"
+        )
+    elif "authors_code" in protocols:
         suffix = "; protocol authors_code, axes rescaled to [0, 1]"
     fig.suptitle(
         f"{maps[0][2]['n']} digits, {maps[0][2]['n_triplets']} triplets{suffix}", fontsize=9
