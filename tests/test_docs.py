@@ -118,7 +118,10 @@ def test_committed_pages_are_the_generators_output():
     docs/templates (or the schemas) and run `make docs`, never the pages."""
     pages = docs.render(TEMPLATES, DATA, SCHEMAS)
     stale = [n for n, text in pages.items() if (REPO / "docs" / n).read_text() != text]
-    assert not stale, f"docs pages not generated from docs/data (run `make docs`): {stale}"
+    assert not stale, (
+        f"docs pages {stale} are not what docs/templates, docs/data, workflow/schemas and "
+        "benchmarks/README.md give: run `python -m embedlab docs` (or `make docs`)"
+    )
     assert sorted(pages) == sorted(p.name for p in (REPO / "docs").glob("*.md"))
     readme = (REPO / "README.md").read_text()
     assert docs.fill_readme(readme, docs.readme_block(DATA)) == readme
