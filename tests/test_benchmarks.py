@@ -82,7 +82,7 @@ def test_restarts_and_stopping_replays_read_a_runs_file(tmp_path):
     snest.embed_cell(
         tmp_path / "school", "tsne-2", out, {"learning_rate": [10.0, 50.0]}, n_restarts=2,
         stopping={"rate_window": 0, "plateau_tol": 0.0, "abandon_margin": float("inf")},
-        seed=0, max_iter=100, log_every=0, precision="float64",
+        seed=0, max_iter=100, log_every=0, precision="float64", perplexity=30.0,
     )  # fmt: skip
     report = run_script("bench_ne_restarts.py", str(tmp_path / "runs" / "*" / "*.npz"))
     assert "1 runs files" in report and "screened" in report

@@ -498,7 +498,7 @@ def test_fetch_entry_verifies_a_url_entry(tmp_path):
 
 
 def test_papers_for_each_kind():
-    assert [p.paper for p in own.papers_for_kind("vectors")] == ["ee", "diffeomap"]
+    assert [p.paper for p in own.papers_for_kind("vectors")] == ["snest", "ee", "diffeomap"]
     assert [p.paper for p in own.papers_for_kind("similarity")] == ["snest"]
     assert [p.paper for p in own.papers_for_kind("triplets")] == ["tste"]
     assert [p.paper for p in own.papers_for_kind("cooccurrence")] == ["dcode"]
@@ -518,6 +518,9 @@ def test_paper_problems():
     assert "at least 30 points" in own.paper_problems("tste", "triplets", n=20)[0]
     assert own.paper_problems("tste", "triplets", n=20, max_dim=10) == []
     assert own.paper_problems("snest", "similarity", n=34, has_labels=False) == []
+    assert own.paper_problems("snest", "vectors", n=60, perplexity=30) == []
+    assert "at least 32 points" in own.paper_problems("snest", "vectors", n=20, perplexity=30)[0]
+    assert "takes similarity or vectors" in own.paper_problems("snest", "triplets")[0]
 
 
 # --------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """SNEST Table 1 glue: cells, runs files, the KL table beside the paper, figures."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -41,7 +42,7 @@ def school_runs(tmp_path_factory):
         ("snest-2-1", {"learning_rate": [10.0], "time_ratio": [0.01]}),
     ]:
         out = tmp / f"{cell}.npz"
-        settings = dict(seed=0, max_iter=600, log_every=0, precision="float64")
+        settings = dict(seed=0, max_iter=600, log_every=0, precision="float64", perplexity=30.0)
         snest.embed_cell(
             tmp / "school", cell, out, grid, n_restarts=2, stopping=FULL_BUDGET, **settings
         )
@@ -94,7 +95,7 @@ def test_abandoning_losing_runs_keeps_the_best_run_on_school(school_runs, tmp_pa
         out[name] = tmp_path / f"{name}.npz"
         snest.embed_cell(
             tmp / "school", "snest-3-1", out[name], grid, n_restarts=4, seed=0, max_iter=5000,
-            log_every=0, stopping=stopping, precision="float64",
+            log_every=0, stopping=stopping, precision="float64", perplexity=30.0,
         )  # fmt: skip
     full, cut = (runs.load_runs(out[k]) for k in ("full", "abandon"))
     same = ("learning_rate", "seed", "cost", "n_iter")
@@ -103,3 +104,23 @@ def test_abandoning_losing_runs_keeps_the_best_run_on_school(school_runs, tmp_pa
     assert "abandoned" in stops, stops
     spent = sum(r["n_iter"] for r in cut["runs"])
     assert spent < sum(r["n_iter"] for r in full["runs"])
+
+
+def test_a_vectors_artifact_runs_on_its_perplexity_P(tmp_path):
+    """A user's vectors dataset joins Table 1 through t-SNE's joint P at the perplexity."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(20, 4)), rng.normal(size=(20, 4)) + 6.0])
+    art = artifacts.Artifact(
+        kind="vectors", arrays={"X": X}, items=pd.DataFrame({"name": map(str, range(40))}),
+        meta={},
+    )  # fmt: skip
+    artifacts.save(art, tmp_path / "blobs", "blobs")
+    settings = dict(seed=0, max_iter=200, log_every=0, precision="float64", stopping=FULL_BUDGET)
+    out = tmp_path / "tsne-2.npz"
+    snest.embed_cell(tmp_path / "blobs", "tsne-2", out, {"learning_rate": [10.0]}, 1,
+                     perplexity=10.0, **settings)  # fmt: skip
+    best = runs.load_runs(out)["best"]
+    assert np.isfinite(best["cost"]) and best["cost"] > 0
+    with pytest.raises(ValueError, match="needs more than 41 points, got 40"):
+        snest.embed_cell(tmp_path / "blobs", "tsne-2", out, {"learning_rate": [10.0]}, 1,
+                         perplexity=40.0, **settings)  # fmt: skip

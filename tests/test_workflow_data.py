@@ -7,6 +7,7 @@ import re
 import shutil
 import textwrap
 
+import pandas as pd
 import yaml
 
 from .conftest import REPO
@@ -86,3 +87,42 @@ def test_an_unknown_dataset_as_a_target_lists_the_valid_names():
     assert proc.returncode != 0
     assert "the target names unknown dataset(s) ['nosuch']" in out
     assert "school" in out.split("['nosuch']")[1]
+
+
+def test_the_documented_example_puts_each_own_dataset_in_every_table_of_its_kind(
+    tmp_path, mirror
+):
+    """config/examples/own_datasets.yaml as the README runs it (quick protocol), with the
+    papers' own datasets left out to keep the test short: each example dataset is built and
+    appears in SNEST Table 1 (similarity, and vectors through their perplexity P), the EE and
+    Diffeomap tables (labelled vectors) and its t-STE table (labelled triplets), and the
+    dataset summary says where each went."""
+    work = tmp_path / "work"
+    shutil.copytree(REPO / "config", work / "config")
+    narrow = _write(
+        tmp_path,
+        f"""\
+        data: {{mirror: {mirror}}}
+        snest: {{datasets: []}}
+        ee: {{datasets: []}}
+        diffeomap: {{table_datasets: [], figures: []}}
+        tste: {{datasets: [], protocols: [paper_text]}}
+        """,
+    )
+    tables = ["datasets", "snest_kl", "ee_sweep", "diffeomap_1nn", "tste_digits60_triplets"]
+    targets = [f"results/tables/{t}.csv" for t in tables]
+    configs = ["config/quick.yaml", "config/examples/own_datasets.yaml", str(narrow)]
+    snakemake(
+        "--cores", "2", "--directory", str(work), *targets, "--configfile", *configs, cwd=work
+    )  # fmt: skip
+    out = work / "results" / "tables"
+    summary = pd.read_csv(out / "datasets.csv").set_index("dataset")
+    assert {"digits60", "digits60_triplets", "karate"} <= set(summary.index)
+    assert summary.loc["digits60", "n"] == 60 and summary.loc["karate", "n"] == 34
+    assert {"karate", "digits60"} <= set(pd.read_csv(out / "snest_kl.csv")["dataset"])
+    assert "digits60" in set(pd.read_csv(out / "ee_sweep.csv")["dataset"])
+    assert "digits60" in set(pd.read_csv(out / "diffeomap_1nn.csv")["dataset"])
+    assert len(pd.read_csv(out / "tste_digits60_triplets.csv")) > 0
+    notes = (out / "datasets.md").read_text()
+    assert "**digits60**: in snest, ee, diffeomap\n" in notes
+    assert "**karate**: in snest\n" in notes and "**digits60_triplets**: in tste\n" in notes

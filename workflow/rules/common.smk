@@ -220,9 +220,9 @@ OWN_PLACES = {name: {} for name in OWN_DATASETS}
 
 
 def with_own_datasets(paper, names):
-    """A paper's datasets `names` (checked), then the own datasets that the paper can use
-    and its section takes (`<paper>.own_datasets`: all, none or a list of names); the
-    others are recorded in OWN_PLACES with the reason."""
+    """A paper's datasets `names` (checked), then the own datasets of the paper's kind that
+    it can use and its section takes (`<paper>.own_datasets`: all, none or a list of names);
+    those of its kind that it cannot use are recorded in OWN_PLACES with the reason."""
     check_dataset_names(names, f"config {paper}.datasets")
     wanted = config[paper]["own_datasets"]
     if isinstance(wanted, list):
@@ -238,7 +238,10 @@ def with_own_datasets(paper, names):
     usable = []
     for name in chosen:
         entry = OWN_DATASETS[name]
+        if not own.PAPER_NEEDS[paper].takes(entry["kind"]):
+            continue  # another kind's paper: nothing to report
         why = own.paper_problems(paper, entry["kind"], has_labels="labels" in entry)
+        # (counts are judged by the jobs: the raw file is not read at parse time)
         OWN_PLACES[name][paper] = "; ".join(why)
         if not why and name not in names:
             usable.append(name)

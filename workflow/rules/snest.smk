@@ -51,11 +51,13 @@ rule snest_embed:
         log_every=SNEST["log_every"],
         stopping=SNEST["stopping"],
         precision=SNEST["precision"],
+        perplexity=SNEST["perplexity"],
     shell:
         "NUMBA_NUM_THREADS={threads} python -m embedlab snest-embed --artifact {params.folder:q}"
         " --cell {wildcards.cell} --out {output:q} --grid {params.grid:q}"
         " --restarts {params.restarts} --seed {params.seed} --max-iter {params.max_iter}"
         " --log-every {params.log_every} --precision {params.precision}"
+        " --perplexity {params.perplexity}"
         " --rate-window {params.stopping[rate_window]}"
         " --plateau-tol {params.stopping[plateau_tol]}"
         " --abandon-margin {params.stopping[abandon_margin]} > {log:q} 2>&1"

@@ -828,14 +828,21 @@ class PaperNeeds:
     min_dims: int = 1
     min_triplets: int = 0
     note: str = ""
+    #: further kinds it takes by converting them (SNEST: vectors, through perplexity P)
+    also: tuple[str, ...] = ()
+
+    def takes(self, kind: str) -> bool:
+        """Whether the paper's experiment runs on datasets of ``kind``."""
+        return kind == self.kind or kind in self.also
 
 
 #: One entry per paper whose experiment takes a dataset by kind (D-CODE: cooccurrence, which
 #: has no generic format).
 PAPER_NEEDS: dict[str, PaperNeeds] = {
     "snest": PaperNeeds(
-        "snest", "similarity", "unused", 3,
-        note="Table 1 cells (KL per method) on P; Figs. 2-4 are drawn for the paper's datasets",
+        "snest", "similarity", "unused", 3, also=("vectors",),
+        note="Table 1 cells (KL per method) on P (vectors: the perplexity P of snest.perplexity; "
+             "n > perplexity + 1); Figs. 2-4 are drawn for the paper's datasets",
     ),
     "ee": PaperNeeds(
         "ee", "vectors", "optional", 42,
@@ -864,7 +871,7 @@ def papers_for_kind(kind: str) -> list[PaperNeeds]:
     """The papers whose experiment takes datasets of ``kind``, with what each needs."""
     if kind not in artifacts.KINDS:
         raise ValueError(f"unknown kind {kind!r}; kinds: {', '.join(artifacts.KINDS)}")
-    return [needs for needs in PAPER_NEEDS.values() if needs.kind == kind]
+    return [needs for needs in PAPER_NEEDS.values() if needs.takes(kind)]
 
 
 def paper_problems(
@@ -886,13 +893,13 @@ def paper_problems(
     if paper not in PAPER_NEEDS:
         raise ValueError(f"unknown paper {paper!r}; papers: {', '.join(PAPER_NEEDS)}")
     needs = PAPER_NEEDS[paper]
-    if kind != needs.kind:
-        return [f"{paper} takes {needs.kind} datasets, not {kind}"]
+    if not needs.takes(kind):
+        return [f"{paper} takes {' or '.join((needs.kind, *needs.also))} datasets, not {kind}"]
     problems = []
     if needs.labels == "required" and has_labels is False:
         problems.append(f"{paper} needs labels ({needs.note})")
     fewest = needs.min_points
-    if paper == "ee" and perplexity is not None:
+    if paper in ("ee", "snest") and kind == "vectors" and perplexity is not None:
         fewest = max(3, math.floor(perplexity) + 2)
     if paper == "tste" and max_dim is not None:
         fewest = max(3, int(max_dim))

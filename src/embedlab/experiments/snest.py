@@ -70,6 +70,28 @@ def make_estimator(cell: str, **params: Any):
     return METHODS[method](n_components=n_space, **params)
 
 
+#: above this many points the perplexity P comes from nearest neighbours, not all pairs
+DENSE_AFFINITIES_BELOW = 5000
+
+
+def vectors_affinities(X: np.ndarray, perplexity: float, seed: int):
+    """t-SNE's joint P of the points ``X`` at ``perplexity``: from all pairs below
+    :data:`DENSE_AFFINITIES_BELOW` points, else from the 3 x perplexity nearest neighbours
+    (:func:`embedlab.knn_affinities.knn_affinities`, as the scale experiment)."""
+    n = len(X)
+    if not 1 < perplexity < n - 1:
+        raise ValueError(
+            f"perplexity {perplexity:g} needs more than {perplexity + 1:g} points, got {n}"
+        )
+    if n < DENSE_AFFINITIES_BELOW:
+        from embedlab.perplexity import squared_distances, symmetric_affinities
+
+        return symmetric_affinities(squared_distances(np.asarray(X, dtype=np.float64)), perplexity)
+    from embedlab.knn_affinities import knn_affinities
+
+    return knn_affinities(X, perplexity, seed=seed).P
+
+
 def embed_cell(
     artifact_dir: str | Path,
     cell: str,
@@ -82,8 +104,12 @@ def embed_cell(
     log_every: int,
     stopping: Mapping[str, float],
     precision: str,
+    perplexity: float,
 ) -> runs.Run:
-    """Run every restart x grid point of ``cell`` on the similarity artifact; save all runs.
+    """Run every restart x grid point of ``cell`` on the artifact's P; save all runs.
+
+    A similarity artifact gives its P; a vectors artifact (a user's own dataset) the joint P
+    of t-SNE at ``perplexity`` (:func:`vectors_affinities`).
 
     ``stopping``: ``rate_window``, ``plateau_tol`` and ``abandon_margin`` of
     :class:`embedlab.optimize.GradientDescent`; with a finite margin each run is compared
@@ -91,8 +117,14 @@ def embed_cell(
     ``precision``: the kernel's working precision, "float64" or "float32" (the estimators'
     ``precision``)."""
     art = artifacts.load(artifact_dir)
-    if art.kind != "similarity":
-        raise ValueError(f"{artifact_dir}: SNEST needs a similarity artifact, got {art.kind!r}")
+    if art.kind == "vectors":
+        P = vectors_affinities(art.arrays["X"], perplexity, seed)
+    elif art.kind == "similarity":
+        P = art.arrays["P"]
+    else:
+        raise ValueError(
+            f"{artifact_dir}: SNEST needs a similarity or vectors artifact, got {art.kind!r}"
+        )
     method, _, n_time = parse_cell(cell)
     if method != "snest":
         grid = {k: v for k, v in grid.items() if k not in ("learning_rate_time", "time_ratio")}
@@ -103,7 +135,7 @@ def embed_cell(
     )
     all_runs = runs.run_grid(
         factory,
-        art.arrays["P"],
+        P,
         grid,
         n_restarts,
         seed=seed,
@@ -260,6 +292,7 @@ def _cmd_embed(args: argparse.Namespace) -> None:
             "abandon_margin": args.abandon_margin,
         },
         precision=args.precision,
+        perplexity=args.perplexity,
     )
 
 
@@ -346,6 +379,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plateau-tol", type=float, required=True)
     p.add_argument("--abandon-margin", type=float, required=True, help="inf: never abandon")
     p.add_argument("--precision", required=True, help="the estimators' precision (checked there)")
+    p.add_argument("--perplexity", type=float, required=True, help="P of a vectors artifact")
     p.set_defaults(func=_cmd_embed)
 
     p = sub.add_parser("snest-table", help="Table 1: minimal KL per cell beside the paper's")
