@@ -9,7 +9,7 @@ start = file time - wall seconds) and the average number of busy cores, CPU seco
 A run resumed over several sittings (a long reproduction, target by target) has idle gaps
 between them: :func:`parts_run_in_one_go` splits the jobs where no job ran for ``gap_s``
 seconds and gives each part its span and its average number of jobs running (serial wall
-seconds / span), so that "both cores busy" can be read per part (issue #22).
+seconds / span), so that "both cores busy" can be read per part.
 """
 
 from __future__ import annotations

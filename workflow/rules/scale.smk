@@ -1,4 +1,4 @@
-"""Beyond the papers (issue #23): t-SNE, SNEST, EE and openTSNE on one sparse P of all
+"""Beyond the papers: t-SNE, SNEST, EE and openTSNE on one sparse P of all
 70,000 MNIST digits (included when the config has a `scale` section;
 workflow/schemas/scale.schema.yaml holds its defaults)."""
 

@@ -11,7 +11,7 @@ draw ``n_triplets`` triplets (i, j, l) with
   itself excluded),
 * l uniform over the digits strictly farther from i than j: d(i, l) > d(i, j).
 
-The digit labels are not used to make triplets; they are stored as ``labels``. Squared
+The digit labels play no part in the triplets; they are stored as ``labels``. Squared
 distances between 8-bit images are integers, computed exactly, so ties are real ties: they are
 broken by training-set order when ranking neighbours and never counted as "farther".
 

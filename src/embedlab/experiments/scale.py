@@ -1,4 +1,4 @@
-"""Beyond the papers (issue #23): neighbour embeddings of all 70,000 MNIST digits, one P.
+"""Beyond the papers: neighbour embeddings of all 70,000 MNIST digits, one P.
 
 Every method embeds the same sparse P: perplexity-calibrated over the k = 3 perplexity
 nearest neighbours in the PCA-50 space, symmetrised (:mod:`embedlab.knn_affinities`):

@@ -303,9 +303,9 @@ def sampled_kernel(kernel: int):
 @njit(inline="always", fastmath=exact.FASTMATH)
 def _log_weight_simd(kernel, a, b):
     """:func:`embedlab.kernels.neighbour.log_weight` with :func:`fast_log1p64` (within 4 ulp,
-    and a loop over it vectorises). Here, not beside it: any change to the exact kernel's
-    module, even this function added or one more docstring line, moved the last bits of the
-    exact gradients (checked: they follow the source lines), which the Table 1 runs have."""
+    and a loop over it vectorises). It lives here, not beside the exact kernel, so that the
+    exact kernel's module, whose compiled code Table 1's runs depend on to the last bit,
+    stays as it is."""
     if kernel == SNE:
         return -a
     if kernel == TSNE:
@@ -343,13 +343,13 @@ def _attraction_row(kernel, i, Y, n_space, indptr, indices, pvals, att, dist, wi
     same to rounding) with its cost sum_j p_ij (-log w_ij) taken in a
     second loop over the squared distances kept in ``dist`` (2 x at least the row's
     non-zeros), with :func:`_log_weight_simd`: that loop has no gather, so it vectorises
-    (libm's scalar log1p was ~80 % of the row's time at n = 70,000), and it sums in a fixed
+    (libm's scalar log1p would dominate the row's time at n = 70,000), and it sums in a fixed
     order. The cost agrees with the exact kernel's to a few ulp. The row's point and forces
     (d <= 3 columns) are held in scalars: accumulated in ``att[i]``, which LLVM must assume
-    may alias ``Y``, they were stored and loaded again at every non-zero, a chain through
-    memory that set the loop's pace. (The exact kernel keeps its own loop: any change to it
-    moves the last bits of the Table 1 runs.) Without ``with_cost`` the second loop is skipped
-    and the row's cost is 0 (the forces are the same bits)."""
+    may alias ``Y``, they would be stored and loaded again at every non-zero, a chain through
+    memory that sets the loop's pace. (The exact kernel keeps its own loop, whose bits Table
+    1's runs depend on.) Without ``with_cost`` the second loop is skipped and the row's cost
+    is 0 (the forces are the same bits)."""
     d = Y.shape[1]
     start = indptr[i]
     m = indptr[i + 1] - start
