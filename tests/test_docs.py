@@ -64,7 +64,7 @@ def test_pages_are_filled_from_a_results_folder(tmp_path):
     assert not (site / "figures" / "unused.png").exists()
 
     page = docs.render(templates, data, SCHEMAS)["snest.md"]
-    assert "configuration: **quick: config/quick.yaml**" in page
+    assert "(configuration: **quick: config/quick.yaml**)" in page
     assert page.endswith("## Benchmarks\n\nfigures\n")  # included, one level down
     assert "| sne-2 | 0.5156 |" in page and "#### Table 1: minimal KL" in page
     assert "`results/tables/dcode_rank.md` is not in the run" in page
