@@ -39,6 +39,7 @@ def _results(tmp_path):
     pd.DataFrame(rows, columns=COLUMNS).to_csv(results / "tables" / "summary.csv", index=False)
     (results / "tables" / "snest_kl.md").write_text(
         "# Table 1: minimal KL\n\n| cell | school |\n|---|---|\n| sne-2 | 0.5156 |\n\nnote\n"
+        "\n## Runs\n\n| run |\n|---|\n| seed 7 |\n"
     )
     (results / "figures" / "snest_fig2a.png").write_bytes(b"\x89PNG not really")
     (results / "figures" / "unused.png").write_bytes(b"\x89PNG")
@@ -46,7 +47,7 @@ def _results(tmp_path):
     templates.mkdir(parents=True)
     (templates / "snest.md").write_text(
         "# SNEST\n\n{{ configuration }}\n\n{{ counts }}\n\n{{ summary SNEST }}\n\n"
-        "{{ table snest_kl }}\n\n{{ table dcode_rank }}\n\n"
+        "{{ table snest_kl }}\n\n{{ table dcode_rank }}\n\n{{ table snest_kl first }}\n\n"
         '{{ figure snest_fig2a "Fig. 2a: SCHOOL" }}\n\n{{ figure snest_fig3 }}\n\n'
         "{{ include notes/bench.md }}\n"
     )
@@ -67,6 +68,7 @@ def test_pages_are_filled_from_a_results_folder(tmp_path):
     assert "(configuration: **quick: config/quick.yaml**)" in page
     assert page.endswith("## Benchmarks\n\nfigures\n")  # included, one level down
     assert "| sne-2 | 0.5156 |" in page and "#### Table 1: minimal KL" in page
+    assert page.count("| sne-2 | 0.5156 |") == 2 and page.count("| seed 7 |") == 1  # first
     assert "`results/tables/dcode_rank.md` is not in the run" in page
     assert "![Fig. 2a: SCHOOL](figures/snest_fig2a.png)" in page
     assert "`results/figures/snest_fig3.png` is not in the run" in page

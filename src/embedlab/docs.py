@@ -13,8 +13,9 @@ Two steps, each a plain function:
 
 A template is Markdown with placeholders on lines of their own:
 
-``{{ table NAME }}``
-    ``results/tables/NAME.md`` (its headings moved below the page's);
+``{{ table NAME }}``, ``{{ table NAME first }}``
+    ``results/tables/NAME.md`` (its headings moved below the page's), or its part before its
+    first subheading;
 ``{{ figure NAME CAPTION }}``
     ``results/figures/NAME.png``, copied to ``figures/``;
 ``{{ summary PAPER }}``
@@ -191,12 +192,18 @@ def summary_block(data: Path, paper: str) -> str:
     return _markdown(shown)
 
 
-def table_block(data: Path, name: str) -> str:
+def table_block(data: Path, name: str, part: str = "") -> str:
+    """``results/tables/NAME.md``, its headings moved below the page's; ``part="first"``:
+    only what comes before its first subheading."""
     path = Path(data) / "tables" / f"{name}.md"
     if not path.is_file():
         return f"*`results/tables/{name}.md` is not in the run these pages come from.*\n"
+    if part not in ("", "first"):
+        raise DocsError(f"table {name}: unknown part {part!r} (only 'first')")
     lines = []
-    for line in path.read_text().splitlines():
+    for number, line in enumerate(path.read_text().splitlines()):
+        if part == "first" and number and line.startswith("## "):
+            break
         if line.startswith("#"):
             line = "###" + line  # the table's headings below the page's
         lines.append(line)
@@ -332,7 +339,8 @@ def render_page(template: str, data: Path, run: dict, schemas: Path, root: Path)
             continue
         kind, arg = m.group(1), m.group(2)
         if kind == "table":
-            out.append(table_block(data, arg))
+            name, _, part = arg.partition(" ")
+            out.append(table_block(data, name, part.strip()))
         elif kind == "figure":
             name, _, caption = arg.partition(" ")
             out.append(figure_block(run, name, caption.strip().strip('"')))
