@@ -124,5 +124,5 @@ def test_the_documented_example_puts_each_own_dataset_in_every_table_of_its_kind
     assert "digits60" in set(pd.read_csv(out / "diffeomap_1nn.csv")["dataset"])
     assert len(pd.read_csv(out / "tste_digits60_triplets.csv")) > 0
     notes = (out / "datasets.md").read_text()
-    assert "**digits60**: in snest, ee, diffeomap\n" in notes
+    assert "**digits60**: in diffeomap, ee, snest\n" in notes
     assert "**karate**: in snest\n" in notes and "**digits60_triplets**: in tste\n" in notes
