@@ -58,7 +58,12 @@ diffeomap_settings = lambda stage, dataset=None: (
             {
                 "p": DIFFEOMAP["full_set"]["p"],
                 "max_iter": DIFFEOMAP["full_set"]["max_iter"],
-                **DIFFEOMAP["full_set"]["by_dataset"].get(dataset, {}),
+                **{
+                    key: value
+                    for name, settings in DIFFEOMAP["full_set"]["by_dataset"].items()
+                    if name == dataset
+                    for key, value in settings.items()
+                },
                 "n_basis": "all",
             }
             if stage == "full_set"
