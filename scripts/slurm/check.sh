@@ -13,7 +13,8 @@
 #   5. compare the two results/ (scripts/slurm/compare_runs.py): same files, every planned
 #      output and figure present, dataset artifacts identical, tables equal up to a numeric
 #      tolerance with wall-time columns left out;
-#   6. print a PASS/FAIL summary with the wall times; exit non-zero on any failure.
+#   6. print a PASS/FAIL summary with the wall times (also kept in $WORK/summary.txt); exit
+#      non-zero on any failure.
 # Run it as root (it installs and starts SLURM), with the project's virtualenv on PATH or
 # in .venv; `make slurm-check` does both. The cluster is stopped at the end if this script
 # started it (SLURM_CHECK_KEEP_CLUSTER=1 keeps it up).
@@ -173,16 +174,14 @@ python "$HERE/compare_runs.py" "$WORK/local" "$WORK/slurm" --expected "$WORK/exp
     add FAIL compare "results differ (details: $WORK/compare.log)"
 
 # --- 6. summary --------------------------------------------------------------------------
-echo
-echo "==== SLURM check: $CONFIG, local ${t_local} s, SLURM ${t_slurm} s ===="
+# printed, and kept in $WORK/summary.txt (docs/data/slurm_check.txt quotes the last one)
 failed=0
 for line in "${summary[@]}"; do
-    echo "$line"
     case "$line" in FAIL*) failed=1 ;; esac
 done
-if [ "$failed" = 0 ]; then
-    echo "==== PASS ===="
-else
-    echo "==== FAIL ===="
-    exit 1
-fi
+{
+    echo "==== SLURM check: $CONFIG, local ${t_local} s, SLURM ${t_slurm} s ===="
+    printf '%s\n' "${summary[@]}"
+    [ "$failed" = 0 ] && echo "==== PASS ====" || echo "==== FAIL ===="
+} | tee "$WORK/summary.txt"
+[ "$failed" = 0 ] || exit 1

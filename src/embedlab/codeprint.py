@@ -213,9 +213,9 @@ class CodePrints:
             return self._handlers
         verbs: dict[str, tuple[str, str]] = {}
         for name in modules:
-            tree = ast.parse(self.module(name).path.read_text(encoding="utf-8"))
             calls = sorted(
-                (n for n in ast.walk(tree) if isinstance(n, ast.Call)),
+                (n for node in self.module(name).body for n in ast.walk(node)
+                 if isinstance(n, ast.Call)),
                 key=lambda c: (c.lineno, c.col_offset),
             )
             verb = None
