@@ -198,3 +198,9 @@ def test_snakemake_reruns_exactly_what_an_edit_reaches(tmp_path):
     assert re.search(r"^rule dataset_summary:", plan, re.M)
     assert not re.search(r"^rule build_dataset:", plan, re.M)
     assert "params" in plan  # the reason Snakemake gives: the code parameter changed
+
+
+def test_the_fingerprinting_itself_is_not_fingerprinted(tmp_path):
+    src = copy_src(tmp_path)
+    edit_a_body(src / "embedlab" / "codeprint.py")
+    assert changed_verbs(SRC, src) == set()
