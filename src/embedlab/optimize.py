@@ -31,8 +31,8 @@ of the exaggeration and ``min_iter``) and read the descent rate over the last
   ``max_iter`` it would end above R by more than ``abandon_margin`` a (relative),
   E_e - (max_iter - 1 - e) max(r_e, 0) > R + a |R|.
   The rate of a settled run only slows down, so the extrapolation is optimistic: a run that
-  is still catching up fast (on SCHOOL, SNEST R^{3,1}'s best run was 82 % above the best
-  earlier run at epoch 1000 and below it by epoch 1700) is kept.
+  is still catching up fast is kept (on SCHOOL, SNEST R^{3,1}'s best run is 82 % above the
+  best earlier run at epoch 1000 and below it by epoch 1700).
 
 ``OptimizeResult.stop`` says which test ended the run ("tol", "plateau", "abandoned" or
 "max_iter").
@@ -46,9 +46,9 @@ The final cost is always evaluated.
 
 Divergence raises :class:`DivergenceError` naming the epoch: a non-finite cost, gradient or
 coordinate, or a time coordinate beyond ``max_abs_time`` (SNEST's cost stays finite for huge
-time values thanks to its log-sum-exp shift, so a time blow-up -- observed on SCHOOL with
-gamma_t = 1: |t| grows steadily past 1e130 while the KL reaches 1e263 -- is caught on the
-coordinates; good runs keep |t| < 2, with transients up to ~50 when the exaggeration ends).
+time values thanks to its log-sum-exp shift, so a time blow-up -- SCHOOL at gamma_t = 1: |t|
+grows steadily past 1e130 while the KL reaches 1e263 -- is caught on the coordinates; good
+runs keep |t| < 2, with transients up to ~50 when the exaggeration ends).
 Space coordinates have no limit by default: SNE on SCHOOL swings out to |s| ~ 1e10 when the
 exaggeration ends and comes back to its best KL.
 
