@@ -80,13 +80,13 @@ def _cmd_build(args: argparse.Namespace) -> None:
     spec = registry.dataset_spec(reg, args.dataset, overrides)
     t0 = time.perf_counter()
     art = build_dataset(args.dataset, spec, args.raw_dir, args.out)
-    log.info(
-        "built %s (%s) in %.1fs: %s",
-        args.dataset,
-        art.kind,
-        time.perf_counter() - t0,
-        art.summary(),
-    )
+    _log_built(args.dataset, art, t0)
+
+
+def _log_built(name: str, art, started: float) -> None:
+    """One log line for a built artifact: name, kind, seconds since ``started``, summary."""
+    seconds = time.perf_counter() - started
+    log.info("built %s (%s) in %.1fs: %s", name, art.kind, seconds, art.summary())
 
 
 def _own_entry(args: argparse.Namespace) -> dict:
@@ -108,13 +108,7 @@ def _cmd_build_own(args: argparse.Namespace) -> None:
 
     t0 = time.perf_counter()
     art = own.build_own(args.name, _own_entry(args), args.raw, args.labels_file, args.out)
-    log.info(
-        "built own dataset %s (%s) in %.1fs: %s",
-        args.name,
-        art.kind,
-        time.perf_counter() - t0,
-        art.summary(),
-    )
+    _log_built(args.name, art, t0)
 
 
 def _cmd_fetch_own(args: argparse.Namespace) -> None:
