@@ -37,10 +37,14 @@ def config_problems(data, schema, where):
     whole schema; these lines are what a user needs to fix a typo."""
     problems = []
     validator = jsonschema.Draft202012Validator(schema, registry=SCHEMA_FILES)
-    for error in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
+    for error in sorted(
+        validator.iter_errors(data), key=lambda e: list(e.absolute_path)
+    ):
         at = ".".join([where, *map(str, error.absolute_path)]).strip(".") or "config"
         if error.validator == "additionalProperties":
-            known = sorted(error.schema.get("properties", {}))
+            known = sorted(
+                error.schema["properties"] if "properties" in error.schema else []
+            )
             for key in sorted(set(error.instance) - set(known)):
                 near = difflib.get_close_matches(str(key), known, n=1)
                 hint = f"; did you mean '{near[0]}'?" if near else ""
@@ -48,7 +52,11 @@ def config_problems(data, schema, where):
                     f"{at}: unknown key '{key}'{hint} (valid keys: {', '.join(known)})"
                 )
         else:
-            message = error.message if len(error.message) <= 160 else error.message[:157] + "..."
+            message = (
+                error.message
+                if len(error.message) <= 160
+                else error.message[:157] + "..."
+            )
             problems.append(f"{at}: {message}")
     return problems
 
@@ -57,9 +65,13 @@ def validate(data, schema):
     """Snakemake's validate (which also fills in the schema's defaults), after a check whose
     errors name the key, where it is and the nearest valid key, in a few lines."""
     where = next((key for key, value in config.items() if value is data), "")
-    problems = config_problems(data, yaml.safe_load((SCHEMAS / Path(schema).name).read_text()), where)
+    problems = config_problems(
+        data, yaml.safe_load((SCHEMAS / Path(schema).name).read_text()), where
+    )
     if problems:
-        shown = problems[:8] + ([f"... and {len(problems) - 8} more"] if len(problems) > 8 else [])
+        shown = problems[:8] + (
+            [f"... and {len(problems) - 8} more"] if len(problems) > 8 else []
+        )
         raise WorkflowError("invalid configuration:\n  " + "\n  ".join(shown))
     snakemake_validate(data, schema=schema)
 
@@ -176,7 +188,9 @@ def load_own_datasets(entries):
     sys.path.insert(0, str(SRC))
     from embedlab.datasets import own
 
-    problems = [p for name, entry in entries.items() for p in own.entry_problems(name, entry)]
+    problems = [
+        p for name, entry in entries.items() for p in own.entry_problems(name, entry)
+    ]
     problems += [
         f"own_datasets.{name}: the registry {REGISTRY_PATH} has a dataset of that name"
         for name in entries
@@ -201,7 +215,11 @@ def check_dataset_names(names, where):
         raise WorkflowError(
             f"{where} names unknown dataset(s) {unknown}; the datasets are the registry's "
             f"({REGISTRY_PATH}): {', '.join(REGISTRY['datasets'])}"
-            + (f"; and your own_datasets: {', '.join(OWN_DATASETS)}" if OWN_DATASETS else "")
+            + (
+                f"; and your own_datasets: {', '.join(OWN_DATASETS)}"
+                if OWN_DATASETS
+                else ""
+            )
         )
 
 
@@ -229,8 +247,12 @@ def with_own_datasets(paper, names):
         check_dataset_names(wanted, f"config {paper}.own_datasets")
         unknown = [n for n in wanted if n not in OWN_DATASETS]
         if unknown:
-            raise WorkflowError(f"config {paper}.own_datasets: {unknown} are not own_datasets")
-    chosen = list(OWN_DATASETS) if wanted == "all" else [] if wanted == "none" else wanted
+            raise WorkflowError(
+                f"config {paper}.own_datasets: {unknown} are not own_datasets"
+            )
+    chosen = (
+        list(OWN_DATASETS) if wanted == "all" else [] if wanted == "none" else wanted
+    )
     if not chosen:
         return list(names)
     from embedlab.datasets import own
@@ -295,7 +317,9 @@ def own_inputs(wildcards):
     """Files a build of own dataset `wildcards.dataset` reads: its raw file and, for triplets,
     its labels file."""
     entry = OWN_DATASETS[wildcards.dataset]
-    labels = [entry["labels"]] if entry["format"] == "triplets" and "labels" in entry else []
+    labels = (
+        [entry["labels"]] if entry["format"] == "triplets" and "labels" in entry else []
+    )
     return {"raw": own_raw(wildcards.dataset), "labels": labels}
 
 
