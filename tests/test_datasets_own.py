@@ -544,3 +544,22 @@ def test_the_example_entries_build():
                                   built["digits60"]["labels"])
     karate = built["karate"]
     assert karate.n == 34 and karate["P"].nnz == 2 * 78
+
+
+def test_count_items_glances_at_a_local_file(tmp_path):
+    table = tmp_path / "v.csv"
+    table.write_text("a,b,label\n1,2,x\n\n3,4,y\n5,6,x\n")
+    assert own.count_items(own.check_entry("v", {"kind": "vectors", "format": "csv",
+                                                 "path": str(table)})) == 3  # fmt: skip
+    arrays = tmp_path / "v.npz"
+    np.savez(arrays, X=np.zeros((7, 2)))
+    npz = {"kind": "vectors", "format": "npz", "path": str(arrays)}
+    assert own.count_items(own.check_entry("v", npz)) == 7
+    np.save(tmp_path / "v.npy", np.zeros((5, 3)))
+    npy = {"kind": "vectors", "format": "npy", "path": str(tmp_path / "v.npy")}
+    assert own.count_items(own.check_entry("v", npy)) == 5
+    edges = {"kind": "similarity", "format": "edges", "path": str(table)}
+    assert own.count_items(own.check_entry("e", edges)) is None  # nodes need a parse
+    url = {"kind": "vectors", "format": "csv", "url": "https://example.invalid/v.csv",
+           "sha256": "0" * 64}  # fmt: skip
+    assert own.count_items(own.check_entry("u", url)) is None

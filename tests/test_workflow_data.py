@@ -126,3 +126,16 @@ def test_the_documented_example_puts_each_own_dataset_in_every_table_of_its_kind
     notes = (out / "datasets.md").read_text()
     assert "**digits60**: in diffeomap, ee, snest\n" in notes
     assert "**karate**: in snest\n" in notes and "**digits60_triplets**: in tste\n" in notes
+
+
+def test_an_own_dataset_too_small_for_a_papers_perplexity_is_left_out_of_it(tmp_path):
+    small = tmp_path / "small.csv"
+    small.write_text("a,b,c,label\n" + "".join(f"{i},{i % 3},{i % 5},{i % 2}\n" for i in range(20)))
+    mine = _write(
+        tmp_path,
+        f"own_datasets:\n  small: {{kind: vectors, format: csv, path: {small}, labels: label}}\n",
+    )
+    out = _dry_run("config/quick.yaml", mine, check=True).stdout
+    assert "results/embeddings/ee/small.csv" not in out  # EE's perplexity 40 needs 42 points
+    assert "dataset=small, cell=" not in out  # nor SNEST's perplexity 30 (32 points)
+    assert "dataset=small, stage=" in out  # Diffeomap takes it

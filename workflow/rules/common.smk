@@ -232,6 +232,12 @@ def selected_datasets():
     return names + [n for n in OWN_DATASETS if n not in names]
 
 
+# paper -> the perplexity it would build a P of own dataset `name` with (a vectors dataset
+# needs more points than that)
+OWN_PERPLEXITY = {
+    "ee": lambda name: per_dataset(config["ee"]["perplexity"], name),
+    "snest": lambda name: config["snest"]["perplexity"],
+}
 # own dataset -> {paper: "" where the paper runs it, else why it leaves it out}, for the
 # dataset summary's notes
 OWN_PLACES = {name: {} for name in OWN_DATASETS}
@@ -262,8 +268,13 @@ def with_own_datasets(paper, names):
         entry = OWN_DATASETS[name]
         if not own.PAPER_NEEDS[paper].takes(entry["kind"]):
             continue  # another kind's paper: nothing to report
-        why = own.paper_problems(paper, entry["kind"], has_labels="labels" in entry)
-        # (counts are judged by the jobs: the raw file is not read at parse time)
+        why = own.paper_problems(
+            paper,
+            entry["kind"],
+            n=own.count_items(entry),
+            has_labels="labels" in entry,
+            perplexity=OWN_PERPLEXITY[paper](name) if paper in OWN_PERPLEXITY else None,
+        )
         OWN_PLACES[name][paper] = "; ".join(why)
         if not why and name not in names:
             usable.append(name)
