@@ -232,21 +232,17 @@ def selected_datasets():
     return names + [n for n in OWN_DATASETS if n not in names]
 
 
-# paper -> the perplexity it would build a P of own dataset `name` with (a vectors dataset
-# needs more points than that)
-OWN_PERPLEXITY = {
-    "ee": lambda name: per_dataset(config["ee"]["perplexity"], name),
-    "snest": lambda name: config["snest"]["perplexity"],
-}
 # own dataset -> {paper: "" where the paper runs it, else why it leaves it out}, for the
 # dataset summary's notes
 OWN_PLACES = {name: {} for name in OWN_DATASETS}
 
 
-def with_own_datasets(paper, names):
+def with_own_datasets(paper, names, perplexity=None):
     """A paper's datasets `names` (checked), then the own datasets of the paper's kind that
     it can use and its section takes (`<paper>.own_datasets`: all, none or a list of names);
-    those of its kind that it cannot use are recorded in OWN_PLACES with the reason."""
+    those of its kind that it cannot use are recorded in OWN_PLACES with the reason.
+    `perplexity(name)`: the perplexity the paper builds a P of a vectors dataset with (it
+    needs more points than that)."""
     check_dataset_names(names, f"config {paper}.datasets")
     wanted = config[paper]["own_datasets"]
     if isinstance(wanted, list):
@@ -273,7 +269,7 @@ def with_own_datasets(paper, names):
             entry["kind"],
             n=own.count_items(entry),
             has_labels="labels" in entry,
-            perplexity=OWN_PERPLEXITY[paper](name) if paper in OWN_PERPLEXITY else None,
+            perplexity=None if perplexity is None else perplexity(name),
         )
         OWN_PLACES[name][paper] = "; ".join(why)
         if not why and name not in names:

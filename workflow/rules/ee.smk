@@ -4,7 +4,9 @@ defaults)."""
 
 validate(config["ee"], schema="../schemas/ee.schema.yaml")
 EE = config["ee"]
-EE["datasets"] = with_own_datasets("ee", EE["datasets"])
+EE["datasets"] = with_own_datasets(
+    "ee", EE["datasets"], perplexity=lambda name: per_dataset(EE["perplexity"], name)
+)
 EE_HOMOTOPY = EE["homotopy"]
 
 

@@ -3,7 +3,9 @@ a `snest` section; workflow/schemas/snest.schema.yaml holds its defaults)."""
 
 validate(config["snest"], schema="../schemas/snest.schema.yaml")
 SNEST = config["snest"]
-SNEST["datasets"] = with_own_datasets("snest", SNEST["datasets"])
+SNEST["datasets"] = with_own_datasets(
+    "snest", SNEST["datasets"], perplexity=lambda name: SNEST["perplexity"]
+)
 # figure -> the dataset whose best SNEST R^{2,1} run it shows (fig2b, the kernel, needs none)
 SNEST_FIGURES = {"fig2a": "school", "fig3": "nips22", "fig4": "w5000"}
 # one runs file per Table 1 cell and dataset

@@ -213,7 +213,8 @@ rule tste_authors_merge:
 rule tste_table:
     """Fig. 2 as a table: mean errors over folds, rows = dimension, columns = methods
     (prefix tste: the paper's text; tste_authors: the authors' released code;
-    tste_authors_figure: that code with the settings that reproduce the paper's Fig. 2)."""
+    tste_authors_figure: that code with the settings that reproduce the paper's Fig. 2).
+    """
     input:
         lambda wc: tste_metrics(wc.prefix, wc.dataset),
     output:
