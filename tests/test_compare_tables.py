@@ -139,3 +139,14 @@ def test_a_science_value_fails_the_cluster_check_and_a_measurement_does_not(
     assert (rc == 0) == passes, out
     if not passes:
         assert f"DIFF  {table}: {column}:" in out
+
+
+def test_a_tables_note_names_each_own_dataset_it_leaves_out():
+    assert tables.left_out_note("{}") == ""
+    note = tables.left_out_note('{"small": "ee needs at least 42 points, the dataset has 20"}')
+    assert note == (
+        "Own datasets left out of this table: small (ee needs at least 42 points, the dataset "
+        "has 20).\n"
+    )
+    with pytest.raises(ValueError, match="JSON object"):
+        tables.left_out_note("[1]")

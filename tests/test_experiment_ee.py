@@ -61,7 +61,7 @@ def test_cli_sweep_table_figure_homotopy(roll, tmp_path):
     run("ee-sweep", "--artifact", folder, "--dataset", "roll", "--perplexity", 12,
         "--lambdas", '{"distance": [10, 100], "uniform": [1e-4]}', "--max-iter", 100,
         "--learning-rates", 100, 10, "--out", maps, "--csv", csv)
-    run("ee-table", "--csv", tmp_path / "t.csv", "--md", tmp_path / "t.md", csv)
+    run("ee-table", "--csv", tmp_path / "t.csv", "--md", tmp_path / "t.md", csv, "--left-out", "{}")
     table = pd.read_csv(tmp_path / "t.csv")
     assert len(table) == 3 and "trustworthiness" in (tmp_path / "t.md").read_text()
     run("ee-figure", "--artifact", folder, "--dataset", "roll", "--runs", maps, "--csv", csv,

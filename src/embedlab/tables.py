@@ -130,6 +130,22 @@ def dataset_summary(meta_files: Iterable[str | Path]) -> pd.DataFrame:
     return pd.DataFrame(rows).convert_dtypes()
 
 
+#: the ``--left-out`` option of the verbs that write a paper's table of every dataset
+LEFT_OUT_HELP = "JSON {own dataset: why this table leaves it out} ({} for none)"
+
+
+def left_out_note(left_out: str) -> str:
+    """Markdown naming the own datasets a table leaves out and why, from the JSON object
+    {dataset: reason} that the workflow passes (``--left-out``); '' for none."""
+    reasons = json.loads(left_out)
+    if not isinstance(reasons, dict):
+        raise ValueError(f"--left-out must be a JSON object, got {left_out!r}")
+    if not reasons:
+        return ""
+    items = "; ".join(f"{name} ({why})" for name, why in reasons.items())
+    return f"Own datasets left out of this table: {items}.\n"
+
+
 def own_dataset_notes(places: dict[str, dict[str, str]]) -> str:
     """Markdown: for each own dataset, the papers that run it and those that leave it out,
     with the reason ('' when there is no own dataset)."""

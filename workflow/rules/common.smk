@@ -237,6 +237,12 @@ def selected_datasets():
 OWN_PLACES = {name: {} for name in OWN_DATASETS}
 
 
+def left_out_of(paper):
+    """JSON {own dataset: why `paper` leaves it out} for its table's notes ({} for none)."""
+    reasons = {name: places[paper] for name, places in OWN_PLACES.items() if paper in places}
+    return json.dumps({name: why for name, why in reasons.items() if why}, sort_keys=True)
+
+
 def with_own_datasets(paper, names, perplexity=None):
     """A paper's datasets `names` (checked), then the own datasets of the paper's kind that
     it can use and its section takes (`<paper>.own_datasets`: all, none or a list of names);

@@ -234,9 +234,10 @@ rule diffeomap_table:
         runtime=10,
     params:
         code=code_of("diffeomap-table"),
+        left_out=left_out_of("diffeomap"),
     shell:
         "python -m embedlab diffeomap-table --paper {input.paper:q} --csv {output.csv:q}"
-        " --md {output.md:q} {input.files:q} > {log:q} 2>&1"
+        " --md {output.md:q} {input.files:q} --left-out {params.left_out:q} > {log:q} 2>&1"
 
 
 rule diffeomap_author_sets:

@@ -81,8 +81,10 @@ rule ee_table:
         runtime=5,
     params:
         code=code_of("ee-table"),
+        left_out=left_out_of("ee"),
     shell:
         "python -m embedlab ee-table --csv {output.csv:q} --md {output.md:q} {input:q}"
+        " --left-out {params.left_out:q}"
         " > {log:q} 2>&1"
 
 

@@ -90,10 +90,12 @@ rule snest_table:
         runtime=10,
     params:
         code=code_of("snest-table"),
+        left_out=left_out_of("snest"),
         datasets=",".join(SNEST["datasets"]),
     shell:
         "python -m embedlab snest-table --paper {input.paper:q} --csv {output.csv:q}"
         " --md {output.md:q} --md-long {output.md_long:q} --datasets {params.datasets}"
+        " --left-out {params.left_out:q}"
         " {input.runs:q} > {log:q} 2>&1"
 
 

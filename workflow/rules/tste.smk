@@ -276,10 +276,12 @@ rule tste_claims:
         runtime=5,
     params:
         code=code_of("tste-claims"),
+        left_out=left_out_of("tste"),
         protocol=lambda wc: TSTE_PROTOCOL_OF[wc.prefix],
     shell:
         "python -m embedlab tste-claims --protocol {params.protocol} --paper {input.paper:q}"
-        " --csv {output.csv:q} --md {output.md:q} {input.tables:q} > {log:q} 2>&1"
+        " --csv {output.csv:q} --md {output.md:q} {input.tables:q}"
+        " --left-out {params.left_out:q} > {log:q} 2>&1"
 
 
 rule tste_map:

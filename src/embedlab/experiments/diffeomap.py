@@ -640,9 +640,9 @@ def _cmd_baselines(args):
 
 def _cmd_table(args):
     df = results_table(args.files, args.paper)
-    tables.write_table(
-        df, args.csv, args.md, measured=["seconds"], title="Diffeomap: 1-NN in the 2-D map"
-    )
+    title = "Diffeomap: 1-NN in the 2-D map"
+    after = tables.left_out_note(args.left_out)
+    tables.write_table(df, args.csv, args.md, measured=["seconds"], title=title, after=after)
 
 
 def _cmd_author_sets(args):
@@ -694,6 +694,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
     p.add_argument("files", nargs="+", help="files of diffeomap-embed / diffeomap-baselines")
+    p.add_argument("--left-out", required=True, help=tables.LEFT_OUT_HELP)
     p.set_defaults(func=_cmd_table)
 
     p = sub.add_parser("diffeomap-author-sets", help="NIPS text: PCA accuracy per author set")

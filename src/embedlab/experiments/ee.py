@@ -240,6 +240,7 @@ def _cmd_table(args):
         args.md,
         measured=["seconds"],
         title="Elastic Embedding: lambda sweep (1-NN error, trustworthiness k=10)",
+        after=tables.left_out_note(args.left_out),
     )
 
 
@@ -297,6 +298,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
     p.add_argument("csvs", nargs="+")
+    p.add_argument("--left-out", required=True, help=tables.LEFT_OUT_HELP)
     p.set_defaults(func=_cmd_table)
 
     p = sub.add_parser("ee-figure", help="EE lambda grid of one dataset (png + pdf)")

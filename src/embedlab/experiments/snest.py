@@ -316,6 +316,7 @@ def _cmd_table(args: argparse.Namespace) -> None:
             claims.to_markdown(index=False),
             "",
         ]
+    md += [tables.left_out_note(args.left_out)]
     artifacts.write_text_atomic(args.md, "\n".join(md) + "\n")
 
 
@@ -389,6 +390,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--md-long", required=True, help="long form (markdown)")
     p.add_argument("--datasets", help="column order, comma-separated")
     p.add_argument("runs", nargs="+", help="runs files written by snest-embed")
+    p.add_argument("--left-out", required=True, help=tables.LEFT_OUT_HELP)
     p.set_defaults(func=_cmd_table)
 
     p = sub.add_parser("snest-figure", help="one figure of the SNEST paper (png + pdf)")
