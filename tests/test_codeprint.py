@@ -204,3 +204,32 @@ def test_the_fingerprinting_itself_is_not_fingerprinted(tmp_path):
     src = copy_src(tmp_path)
     edit_a_body(src / "embedlab" / "codeprint.py")
     assert changed_verbs(SRC, src) == set()
+
+
+def _edit_function(path: Path, name: str) -> None:
+    """Add a statement at the top of top-level function ``name``'s body."""
+    lines = path.read_text().splitlines(keepends=True)
+    node = next(n for n in ast.parse("".join(lines)).body if getattr(n, "name", None) == name)
+    first = node.body[1] if ast.get_docstring(node) else node.body[0]
+    lines.insert(first.lineno - 1, " " * first.col_offset + "_edited = 1\n")
+    path.write_text("".join(lines))
+
+
+def test_a_new_function_that_no_job_calls_reruns_nothing(tmp_path):
+    src = copy_src(tmp_path)
+    tables = src / "embedlab" / "tables.py"
+    tables.write_text(tables.read_text() + "\n\ndef unused_helper(x):\n    return x + 1\n")
+    assert changed_verbs(SRC, src) == set()
+
+
+def test_a_function_edit_reaches_only_the_verbs_that_call_it(tmp_path):
+    src = copy_src(tmp_path)
+    _edit_function(src / "embedlab" / "tables.py", "left_out_note")
+    changed = changed_verbs(SRC, src)
+    assert {"snest-table", "ee-table", "diffeomap-table", "tste-claims"} <= changed
+    assert not changed & (FIT_VERBS | {"build", "fetch", "dcode-rank", "tste-evaluate"})
+    src = copy_src(tmp_path / "again")
+    _edit_function(src / "embedlab" / "tables.py", "write_csv")
+    changed = changed_verbs(SRC, src)
+    assert {"summarize-datasets", "timings", "tste-evaluate", "ee-sweep"} <= changed
+    assert "build" not in changed and "fetch" not in changed

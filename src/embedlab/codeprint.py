@@ -14,9 +14,12 @@ What a verb runs:
   it);
 - the command line's own path (``__main__``, ``cli.main`` and what it reaches);
 - every ``embedlab`` module imported there, top level or inside a reached function, followed
-  through the package's imports: a dependency counts whole, with the imports of all its
-  functions (a change to ``optimize.py`` reaches every fit that imports it, whichever function
-  it calls), and the packages above each module count with their top-level imports.
+  through the package's imports, and of each the same: its top-level statements and the
+  functions and classes reached from the names used of it (``from A import f``;
+  ``tables.write_csv`` on a module bound to a name; all of it where the module itself is
+  passed on), transitively; the packages above each module count with their top-level
+  statements. A new function in ``tables.py`` that no job calls reruns nothing; a change to a
+  function that a fit calls reruns that fit.
 
 Imports by computed name (``importlib.import_module(f"...")``) cannot be followed; the rule
 that runs them names the module it loads (the dataset builders: ``code_of("build", module)``).
@@ -77,6 +80,10 @@ class _Module:
         self.import_nodes: dict[int, list[ast.Import | ast.ImportFrom]] = {}
         self.names: dict[int, list[str]] = {}
         self.code: dict[int, str] = {}
+        # per top-level node: name -> the attributes read on it (``tables.write_csv``), and
+        # the names also used bare (passed on, called: every attribute may be used)
+        self.attributes: dict[int, dict[str, set[str]]] = {}
+        self.bare: dict[int, set[str]] = {}
         for node in tree.body:
             walked = list(ast.walk(node))
             for n in walked:
@@ -87,6 +94,16 @@ class _Module:
             ]
             self.names[id(node)] = _names_used(walked)
             self.code[id(node)] = ast.dump(node, annotate_fields=False)
+            attributes: dict[str, set[str]] = {}
+            values = set()
+            for n in walked:
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+                    attributes.setdefault(n.value.id, set()).add(n.attr)
+                    values.add(id(n.value))
+            self.attributes[id(node)] = attributes
+            self.bare[id(node)] = {
+                n.id for n in walked if isinstance(n, ast.Name) and id(n) not in values
+            }
 
     def dump(self, nodes: Iterable[ast.AST] | None = None) -> str:
         """The normalised code of ``nodes`` (default: the whole module)."""
@@ -168,20 +185,15 @@ class CodePrints:
             self._modules[name] = _Module(name, path)
         return self._modules[name]
 
-    def _resolve(self, node: ast.Import | ast.ImportFrom, current: _Module) -> list[str]:
-        """The package modules an import statement loads (its target and, for ``from A
-        import b``, ``A.b`` where that is a module)."""
-        if isinstance(node, ast.Import):
-            return [self._nearest(a.name) for a in node.names if self._nearest(a.name)]
+    def _base(self, node: ast.ImportFrom, current: _Module) -> str:
+        """The absolute module name of a ``from ... import`` (relative imports resolved)."""
         base = node.module or ""
         if node.level:
             parts = current.name.split(".")
             parts = parts if current.is_package else parts[:-1]
             parts = parts[: len(parts) - (node.level - 1)]
             base = ".".join(parts + ([base] if base else []))
-        found = [self._nearest(base)] if self._nearest(base) else []
-        found += [f"{base}.{a.name}" for a in node.names if self._path(f"{base}.{a.name}")]
-        return found
+        return base
 
     def _nearest(self, name: str) -> str | None:
         """``name`` or its nearest enclosing package that is a package module (None: outside
@@ -193,12 +205,46 @@ class CodePrints:
             parts.pop()
         return None
 
-    def _imports(self, nodes: Iterable[ast.AST], current: _Module) -> set[str]:
-        found: set[str] = set()
+    def _uses(self, nodes: list[ast.AST], current: _Module) -> dict[str, set[str] | None]:
+        """The package modules that the top-level ``nodes`` of ``current`` import, each with
+        the names used of it (None: all of it). ``from A import f`` uses ``f`` of A; a module
+        bound to a name (``from embedlab import tables``) uses the attributes read on that
+        name within the import's scope (the function holding it, or every node for a
+        top-level import), or all of it where the name is also used bare."""
+        uses: dict[str, set[str] | None] = {}
+
+        def use(module: str | None, names: set[str] | None) -> None:
+            if module is None:
+                return
+            if names is None or (module in uses and uses[module] is None):
+                uses[module] = None
+            else:
+                uses.setdefault(module, set()).update(names)
+
+        def used_on(alias: str, scope: list[ast.AST]) -> set[str] | None:
+            if any(alias in current.bare[id(n)] for n in scope):
+                return None
+            return {a for n in scope for a in current.attributes[id(n)].get(alias, ())}
+
         for node in nodes:
+            scope = nodes if node in current.statements else [node]
             for statement in current.import_nodes[id(node)]:
-                found.update(self._resolve(statement, current))
-        return found
+                if isinstance(statement, ast.Import):
+                    for alias in statement.names:
+                        module = self._nearest(alias.name)
+                        names = used_on(alias.asname, scope) if alias.asname else None
+                        use(module, names)
+                    continue
+                base = self._base(statement, current)
+                for alias in statement.names:
+                    local = alias.asname or alias.name
+                    if self._path(f"{base}.{alias.name}"):
+                        use(f"{base}.{alias.name}", used_on(local, scope))
+                    elif alias.name == "*":
+                        use(self._nearest(base), None)
+                    else:
+                        use(self._nearest(base), {alias.name})
+        return uses
 
     @staticmethod
     def _parents(name: str) -> list[str]:
@@ -238,37 +284,42 @@ class CodePrints:
 
     def parts(self, verb: str, *modules: str) -> dict[str, str]:
         """module -> the normalised code of it that ``python -m embedlab verb`` runs, with the
-        package modules ``modules`` that the verb loads by computed name."""
+        package modules ``modules`` that the verb loads by computed name (whole)."""
         handlers = self.handlers()
         if verb not in handlers:
             raise KeyError(f"no verb {verb!r} in {self.root}; verbs: {sorted(handlers)}")
         home, handler = handlers[verb]
-        roots: dict[str, set[str] | None] = {f"{PACKAGE}.__main__": None, ENTRY: {ENTRY_FUNCTION}}
-        roots.setdefault(home, set()).add(handler)
-        parts: dict[str, str] = {}
-        todo: list[tuple[str, bool]] = []
-        for name, functions in roots.items():
-            module = self.module(name)
-            nodes = module.body if functions is None else module.reached(functions)
-            parts[name] = module.dump(nodes)
-            todo += [(m, True) for m in self._imports(nodes, module)]
-            todo += [(p, False) for p in self._parents(name)]
-        todo += [(m, True) for m in modules]
-        whole: set[str] = set()
-        while todo:
-            name, full = todo.pop()
-            if name in roots or name in whole or (not full and name in parts):
-                continue
+        wanted: dict[str, set[str] | None] = {}
+        todo: list[str] = []
+
+        def want(name: str, names: set[str] | None) -> None:
+            """Mark ``names`` of module ``name`` as run (None: all of it)."""
             if name in NOT_FINGERPRINTED:
-                continue
+                return
+            known = name in wanted
+            old = wanted[name] if known else set()
+            new = None if names is None or old is None else old | names
+            if not known or new != old:
+                wanted[name] = new
+                todo.append(name)
+
+        want(f"{PACKAGE}.__main__", None)
+        want(ENTRY, {ENTRY_FUNCTION})
+        want(home, {handler})
+        for name in modules:
+            want(name, None)
+        reached: dict[str, list[ast.AST]] = {}
+        while todo:
+            name = todo.pop()
             module = self.module(name)
-            parts[name] = module.dump()
-            if full:
-                whole.add(name)
-            nodes = module.body if full else module.statements
-            todo += [(m, True) for m in self._imports(nodes, module)]
-            todo += [(p, False) for p in self._parents(name)]
-        return parts
+            names = wanted[name]
+            nodes = module.body if names is None else module.reached(names)
+            reached[name] = nodes
+            for dependency, used in self._uses(nodes, module).items():
+                want(dependency, used)
+            for parent in self._parents(name):
+                want(parent, set())
+        return {name: self.module(name).dump(nodes) for name, nodes in reached.items()}
 
     def of(self, verb: str, *modules: str) -> str:
         """The fingerprint (16 hex digits) of :meth:`parts`."""
