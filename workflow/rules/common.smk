@@ -239,8 +239,12 @@ OWN_PLACES = {name: {} for name in OWN_DATASETS}
 
 def left_out_of(paper):
     """JSON {own dataset: why `paper` leaves it out} for its table's notes ({} for none)."""
-    reasons = {name: places[paper] for name, places in OWN_PLACES.items() if paper in places}
-    return json.dumps({name: why for name, why in reasons.items() if why}, sort_keys=True)
+    reasons = {
+        name: places[paper] for name, places in OWN_PLACES.items() if paper in places
+    }
+    return json.dumps(
+        {name: why for name, why in reasons.items() if why}, sort_keys=True
+    )
 
 
 def with_own_datasets(paper, names, perplexity=None):
