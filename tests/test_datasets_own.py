@@ -33,6 +33,18 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
+def assert_bad_file(tmp_path: Path, e: dict, path: Path, line, column, words: str) -> None:
+    """Building entry ``e`` fails with a message that starts with the file, line and column
+    and holds ``words``, and writes nothing."""
+    out = tmp_path / "out"
+    with pytest.raises(DatasetError) as info:
+        own.build_own("bad", e, out=out)
+    message = str(info.value)
+    assert message.startswith(f"{path}, line {line}, column {column}"), message
+    assert words in message
+    assert not out.exists()
+
+
 def entry(kind: str, fmt: str, path: Path, **options) -> dict:
     return {"kind": kind, "format": fmt, "path": str(path), **options}
 
@@ -274,13 +286,7 @@ def test_a_bad_similarity_file_names_file_line_and_column(tmp_path, name, text, 
                                                           words):
     path = write(tmp_path, name, text)
     fmt = "edges" if name.endswith(".edges") else "matrix"
-    out = tmp_path / "out"
-    with pytest.raises(DatasetError) as info:
-        own.build_own("bad", entry("similarity", fmt, path), out=out)
-    message = str(info.value)
-    assert message.startswith(f"{path}, line {line}, column {column}"), message
-    assert words in message
-    assert not out.exists()
+    assert_bad_file(tmp_path, entry("similarity", fmt, path), path, line, column, words)
 
 
 def test_a_non_square_or_unlinked_matrix_is_an_error(tmp_path):
@@ -345,13 +351,8 @@ def test_triplets_from_one_without_labels(tmp_path):
 def test_a_bad_triplets_file_names_file_line_and_column(tmp_path, text, options, line, column,
                                                         words):
     path = write(tmp_path, "t.csv", text)
-    out = tmp_path / "out"
-    with pytest.raises(DatasetError) as info:
-        own.build_own("t", entry("triplets", "triplets", path, **options), out=out)
-    message = str(info.value)
-    assert message.startswith(f"{path}, line {line}, column {column}"), message
-    assert words in message
-    assert not out.exists()
+    e = entry("triplets", "triplets", path, **options)
+    assert_bad_file(tmp_path, e, path, line, column, words)
 
 
 def test_a_triplet_index_beyond_the_labels_and_a_repeated_index_are_errors(tmp_path):

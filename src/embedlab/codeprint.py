@@ -68,7 +68,6 @@ class _Module:
 
     def __init__(self, name: str, path: Path):
         self.name = name
-        self.path = path
         self.is_package = path.name == "__init__.py"
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         _strip_docstring(tree)
