@@ -247,6 +247,18 @@ def left_out_of(paper):
     )
 
 
+OWN_COUNTS = {}
+
+
+def own_count(name):
+    """own.count_items of own dataset `name`, read once however many papers ask."""
+    if name not in OWN_COUNTS:
+        from embedlab.datasets import own
+
+        OWN_COUNTS[name] = own.count_items(OWN_DATASETS[name])
+    return OWN_COUNTS[name]
+
+
 def with_own_datasets(paper, names, perplexity=None):
     """A paper's datasets `names` (checked), then the own datasets of the paper's kind that
     it can use and its section takes (`<paper>.own_datasets`: all, none or a list of names);
@@ -277,7 +289,7 @@ def with_own_datasets(paper, names, perplexity=None):
         why = own.paper_problems(
             paper,
             entry["kind"],
-            n=own.count_items(entry),
+            n=own_count(name),
             has_labels="labels" in entry,
             perplexity=None if perplexity is None else perplexity(name),
         )
