@@ -181,7 +181,7 @@ def convergence(args) -> None:
     checkpoints = sorted(c for c in checkpoints | {args.iters} if c <= args.iters)
     print(f"full-set flow, m={len(X)} r={Z.shape[1]}, sigma_rel={args.sigma_rel} "
           f"lam={args.lam}, L-BFGS; LOO 1-NN errors in 2-D after n iterations")  # fmt: skip
-    print("p | " + " | ".join(f"n={c}" for c in checkpoints) + " | evaluations | s")
+    print("p | " + " | ".join(f"n={c}" for c in checkpoints) + " | evaluations | s | energy")
     for p in args.ps:
         errors = {}
 
@@ -198,7 +198,8 @@ def convergence(args) -> None:
         wall = time.perf_counter() - start
         final = loo_1nn_errors(fit.trajectories[-1][:, :2], labels)
         row = [str(errors.get(c, "-")) for c in checkpoints]
-        print(f"{p} | " + " | ".join(row) + f" | {fit.n_evaluations} | {wall:.0f}"
+        print(f"{p} | " + " | ".join(row) + f" | {fit.n_evaluations} | {wall:.0f} | "
+              f"{fit.energy:.6g} = kinetic {fit.kinetic:.6g} + lam x {fit.off_subspace:.6g}"
               f" (final {final} after {fit.n_iter} iterations)", flush=True)  # fmt: skip
 
 
