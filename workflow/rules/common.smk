@@ -1,6 +1,7 @@
 """Shared set-up: config validation, the dataset registry, helpers for inputs."""
 
 import difflib
+import functools
 import importlib.util
 import json
 import os
@@ -240,23 +241,19 @@ OWN_PLACES = {name: {} for name in OWN_DATASETS}
 def left_out_of(paper):
     """JSON {own dataset: why `paper` leaves it out} for its table's notes ({} for none)."""
     reasons = {
-        name: places[paper] for name, places in OWN_PLACES.items() if paper in places
+        name: places[paper]
+        for name, places in OWN_PLACES.items()
+        if paper in places and places[paper]
     }
-    return json.dumps(
-        {name: why for name, why in reasons.items() if why}, sort_keys=True
-    )
+    return json.dumps(reasons, sort_keys=True)
 
 
-OWN_COUNTS = {}
-
-
+@functools.cache
 def own_count(name):
     """own.count_items of own dataset `name`, read once however many papers ask."""
-    if name not in OWN_COUNTS:
-        from embedlab.datasets import own
+    from embedlab.datasets import own
 
-        OWN_COUNTS[name] = own.count_items(OWN_DATASETS[name])
-    return OWN_COUNTS[name]
+    return own.count_items(OWN_DATASETS[name])
 
 
 def with_own_datasets(paper, names, perplexity=None):
