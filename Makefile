@@ -65,7 +65,7 @@ quick: $(STAMP)
 RESULTS ?=
 CONFIGURATION ?=
 docs: $(STAMP)
-	$(BIN)/python -m embedlab docs $(if $(RESULTS),--results "$(RESULTS)" --configuration "$(CONFIGURATION)")
+	$(BIN)/python -m embedlab docs $(if $(RESULTS),--results "$(RESULTS)" --configuration "$(CONFIGURATION)") $(if $(SECTION),--section "$(SECTION)")
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
 
 test: $(STAMP) browser

@@ -2,6 +2,7 @@
 
 snakemake --cores 2                              # full reproduction (config/config.yaml)
 snakemake --cores 2 --configfile config/quick.yaml   # a few-minute smoke run
+snakemake --cores 2 diffeomap                    # one paper's tables and figures
 """
 
 from snakemake.utils import min_version
@@ -28,6 +29,17 @@ for paper in ["snest", "tste", "dcode", "diffeomap", "ee", "scale"]:
 
 
 include: "workflow/rules/report.smk"
+
+
+# one target per paper (`snakemake diffeomap`): its tables and figures, without the others
+# (a long reproduction run paper by paper; `make docs SECTION=<paper>` publishes one)
+for paper, targets in PAPER_TARGETS.items():
+
+    rule:
+        name:
+            paper
+        input:
+            targets,
 
 
 rule all:

@@ -138,9 +138,11 @@ def test_every_paper_has_a_page_with_generated_numbers():
     for paper in set(summary["paper"]):
         template = (TEMPLATES / docs.PAPER_PAGES[paper]).read_text()
         assert f"{{{{ summary {paper} }}}}" in template, paper
-    for page in ["snest", "tste", "dcode", "diffeomap", "ee", "scale", "performance"]:
+    for page in ["snest", "tste", "dcode", "diffeomap", "ee", "scale"]:  # each its section's
         template = (TEMPLATES / f"{page}.md").read_text()
-        assert "{{ configuration }}" in template and "{{ table " in template, page
+        assert f"{{{{ configuration {page} }}}}" in template and "{{ table " in template, page
+    template = (TEMPLATES / "performance.md").read_text()
+    assert "{{ configuration }}" in template and "{{ table " in template
 
 
 def test_config_reference_lists_every_setting():
@@ -209,3 +211,82 @@ def test_site_builds_in_strict_mode_and_a_broken_link_fails(tmp_path):
     broken = _mkdocs(copy / "mkdocs.yml", tmp_path / "site2")
     assert broken.returncode != 0
     assert "missing.md" in broken.stdout + broken.stderr
+
+
+def _benchmark(folder, rule, name, seconds):
+    path = folder / rule / f"{name}.tsv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{seconds}\t0:00:01\t100.0\t{seconds}\n")
+
+
+def test_a_paper_rerun_on_its_own_replaces_only_its_part(tmp_path):
+    results, templates = _results(tmp_path)
+    (templates / "snest.md").write_text(
+        "# SNEST\n\n{{ configuration snest }}\n\n{{ summary SNEST }}\n\n{{ table snest_kl }}\n"
+        '\n{{ figure snest_fig2a "Fig. 2a" }}\n'
+    )
+    (templates / "dcode.md").write_text("# D-CODE\n\n{{ configuration dcode }}\n")
+    (templates / "index.md").write_text("# all\n\n{{ configuration }}\n")
+    (results / "tables" / "dcode_rank.md").write_text("| size | 20a |\n|---|---|\n| r | 1 |\n")
+    whole = tmp_path / "whole_benchmarks"
+    _benchmark(whole, "snest_embed", "a", 10)
+    _benchmark(whole, "dcode_rank", "b", 20)
+    from embedlab import timings
+
+    times, _ = timings.timings_table(timings.read_benchmarks(whole))
+    timings.tables.write_table(
+        times, results / "tables" / "timings.csv", results / "tables" / "timings.md",
+        measured=timings.MEASURED, title="t",
+    )
+    data, site = tmp_path / "data", tmp_path / "site"
+    docs.snapshot(results, data, site, templates, "quick")
+
+    # SNEST rerun on its own: a new Table 1 and figure, its own benchmark files
+    rerun = tmp_path / "rerun"
+    (rerun / "results" / "tables").mkdir(parents=True)
+    (rerun / "results" / "figures").mkdir()
+    (rerun / "results" / "tables" / "snest_kl.csv").write_text(
+        "dataset,cell,kl,runs,verdict\nschool,sne-2,0.4,3,better\n"
+    )
+    (rerun / "results" / "tables" / "snest_kl.md").write_text(
+        "| cell | school |\n|---|---|\n| sne-2 | 0.4 |\n"
+    )
+    (rerun / "results" / "figures" / "snest_fig2a.png").write_bytes(b"\x89PNG rerun")
+    _benchmark(rerun / "logs" / "benchmarks", "snest_embed", "a", 30)
+    _benchmark(rerun / "logs" / "benchmarks", "snest_table", "t", 2)
+    paper_values = tmp_path / "paper_values"
+    paper_values.mkdir()
+    (paper_values / "snest_table1.csv").write_text(
+        "dataset,method,n_space,n_time,label,kl\nschool,sne,2,0,SNE R^2,0.52\n"
+    )
+
+    record = docs.snapshot_section(
+        rerun / "results", data, site, templates, "snest", "default: config/config.yaml",
+        sorted(paper_values.glob("*.csv")), rerun / "logs" / "benchmarks",
+    )
+    assert record["sections"] == {"snest": "default: config/config.yaml"}
+    assert (site / "figures" / "snest_fig2a.png").read_bytes() == b"\x89PNG rerun"
+    assert (data / "tables" / "dcode_rank.md").is_file()  # another paper's table kept
+    pages = docs.render(templates, data, SCHEMAS)
+    assert "| sne-2 | 0.4 |" in pages["snest.md"]
+    assert "(configuration: **default: config/config.yaml**)" in pages["snest.md"]
+    assert "(configuration: **quick**)" in pages["dcode.md"]
+    assert "SNEST: **default: config/config.yaml**" in pages["index.md"]
+    # the summary: SNEST's rows recomputed from the rerun (one paper value), D-CODE's kept
+    rows = pd.read_csv(data / "tables" / "summary.csv", dtype=str, keep_default_na=False)
+    snest = rows[rows["paper"] == "SNEST"]
+    assert list(snest["paper_value"]) == ["0.52"] and list(snest["ours"]) == ["0.4"]
+    assert list(snest["verdict"]) == ["better"]
+    assert list(rows[rows["paper"] == "D-CODE"]["item"]) == ["20a mle"]
+    # the timings: SNEST's rows from the rerun, D-CODE's kept, the whole run summed again
+    times = pd.read_csv(data / "tables" / "timings.csv").set_index(["paper", "rule"])
+    assert times.loc[("SNEST", "(all)"), "cpu_s"] == 32
+    assert times.loc[("D-CODE", "(all)"), "cpu_s"] == 20
+    assert times.loc[("all", "(all)"), "cpu_s"] == 52
+    assert times.loc[("all", "(all)"), "jobs"] == 3
+    assert "default: config/config.yaml" in docs.readme_block(data)
+
+    with pytest.raises(docs.DocsError, match="not a paper's section"):
+        docs.snapshot_section(rerun / "results", data, site, templates, "snst", "d", [], whole)
+    with pytest.raises(docs.DocsError, match="no table of section 'ee'"):
+        docs.snapshot_section(rerun / "results", data, site, templates, "ee", "d", [], whole)

@@ -149,14 +149,10 @@ def _cmd_summarize_datasets(args: argparse.Namespace) -> None:
 
 
 def _cmd_summarize_papers(args: argparse.Namespace) -> None:
-    from embedlab import summary, tables
+    from embedlab import summary
 
     df = summary.summary_table(args.paper_values, args.tables, args.meta)
-    title = f"Paper vs ours: {len(df)} published numbers ({summary.verdict_counts(df)})"
-    tables.write_table(df, args.csv, args.md, measured=(), title=title)
-    counts = summary.verdict_table(df).to_markdown(index=False)
-    body = Path(args.md).read_text().split("\n", 2)[2]  # below the title line
-    Path(args.md).write_text(f"# {title}\n\n{counts}\n\n## Every published number\n\n{body}")
+    title = summary.write_summary(df, args.csv, args.md)
     log.info("wrote %s and %s: %s", args.csv, args.md, title)
 
 
@@ -178,7 +174,13 @@ def _cmd_check_report(args: argparse.Namespace) -> None:
 def _cmd_docs(args: argparse.Namespace) -> None:
     from embedlab import docs
 
-    if args.results:
+    if args.results and args.section:
+        benchmarks = args.benchmarks or Path(args.results).resolve().parent / "logs" / "benchmarks"
+        docs.snapshot_section(
+            args.results, args.data, args.out, args.templates, args.section,
+            args.configuration, sorted(Path(args.paper_values).glob("*.csv")), benchmarks,
+        )
+    elif args.results:
         docs.snapshot(args.results, args.data, args.out, args.templates, args.configuration)
     docs.write_pages(docs.render(args.templates, args.data, args.schemas), args.out)
     readme = Path(args.readme)
@@ -269,6 +271,15 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("docs", help="the docs pages from templates and a run's tables")
     p.add_argument("--results", help="first snapshot this run's results folder into --data")
     p.add_argument("--configuration", default="", help="the run's configuration (with --results)")
+    p.add_argument(
+        "--section", help="replace only this paper's part of --data (a config section: "
+        "diffeomap, tste, ...) with --results' (a paper rerun on its own)",
+    )
+    p.add_argument("--paper-values", default="config/paper_values", help="with --section")
+    p.add_argument(
+        "--benchmarks", help="with --section: the run's benchmark files "
+        "(default: logs/benchmarks beside --results)",
+    )
     p.add_argument("--templates", default="docs/templates")
     p.add_argument("--data", default="docs/data")
     p.add_argument("--schemas", default="workflow/schemas")

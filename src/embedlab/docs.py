@@ -5,7 +5,10 @@ Two steps, each a plain function:
 * :func:`snapshot` copies a run's ``results/tables/*.{csv,md}`` into a data folder (committed,
   since ``results/`` is not) and the figures the templates name into the site's
   ``figures/``, and records the run's configuration (given by whoever ran it) in
-  ``run.json``;
+  ``run.json``; :func:`snapshot_section` replaces one paper's part of that snapshot with
+  another run's (a paper rerun on its own, e.g. one target of a long reproduction: its tables,
+  figures, summary rows and timing rows), and ``run.json`` names that run's configuration
+  for the paper's page;
 * :func:`render` turns (templates, data folder, workflow schemas, the files that templates
   include) into the site's pages, and
   :func:`readme_block` into the README's "results at a glance" block. Nothing else is read,
@@ -22,8 +25,9 @@ A template is Markdown with placeholders on lines of their own:
     the summary's rows of ``PAPER`` (the paper's value beside ours, the verdict);
 ``{{ counts }}``
     the summary's counts per paper and verdict;
-``{{ configuration }}``
-    the configuration the run used;
+``{{ configuration }}``, ``{{ configuration SECTION }}``
+    the configuration the run used (of the paper's own run, where :func:`snapshot_section`
+    replaced it);
 ``{{ config_reference }}``
     every setting of ``workflow/schemas/*.schema.yaml``: type, default, description;
 ``{{ include PATH }}``
@@ -42,6 +46,8 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+
+from embedlab import summary, tables, timings
 
 PLACEHOLDER = re.compile(r"^\{\{\s*(\w+)\s*(.*?)\s*\}\}\s*$")
 RUN_FILE = "run.json"
@@ -97,6 +103,10 @@ def copy_figure(src: Path, dst: Path, width: int = FIGURE_WIDTH) -> None:
         shutil.copyfile(src, dst)
 
 
+def _table_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in Path(folder).iterdir() if p.suffix in (".csv", ".md"))
+
+
 def snapshot(
     results: Path, data: Path, site: Path, templates: Path, configuration: str
 ) -> dict:
@@ -112,8 +122,8 @@ def snapshot(
     if data.exists():
         shutil.rmtree(data)
     (data / "tables").mkdir(parents=True)
-    tables = sorted(p.name for p in tables_dir.iterdir() if p.suffix in (".csv", ".md"))
-    for name in tables:
+    table_names = _table_files(tables_dir)
+    for name in table_names:
         shutil.copyfile(tables_dir / name, data / "tables" / name)
     figures_dir = site / FIGURES
     if figures_dir.exists():
@@ -125,7 +135,90 @@ def snapshot(
         if src.is_file():
             copy_figure(src, figures_dir / src.name)
             figures.append(name)
-    record = {"configuration": configuration.strip(), "tables": tables, "figures": figures}
+    record = {"configuration": configuration.strip(), "tables": table_names, "figures": figures}
+    (data / RUN_FILE).write_text(json.dumps(record, indent=1) + "\n")
+    return record
+
+
+def _section_files(names, section: str) -> list[str]:
+    return [n for n in names if n.split(".")[0] == section or n.startswith(f"{section}_")]
+
+
+def snapshot_section(
+    results: Path,
+    data: Path,
+    site: Path,
+    templates: Path,
+    section: str,
+    configuration: str,
+    paper_values: list[Path],
+    benchmarks: Path,
+) -> dict:
+    """Replace the part of the snapshot in ``data`` (and ``site/figures``) that belongs to the
+    config section ``section`` (a paper: its tables and figures are named ``<section>_*``) with
+    that of another run, ``results``: its tables and the figures the templates name, its rows
+    of the summary (recomputed from its tables and ``paper_values``) and of the timings (from
+    its ``benchmarks`` folder). ``run.json`` records ``configuration`` under ``sections``.
+    Returns the updated record."""
+    if section not in timings.PAPERS:
+        known = sorted(timings.PAPERS)
+        raise DocsError(f"section {section!r}: not a paper's section (one of {known})")
+    if not configuration.strip():
+        raise DocsError("the run's configuration must be named (e.g. 'default: config.yaml')")
+    results, data, site = Path(results), Path(data), Path(site)
+    record = read_run(data)
+    paper = timings.PAPERS[section]
+    tables_dir = results / "tables"
+    new = _section_files(_table_files(tables_dir), section)
+    if not new:
+        raise DocsError(f"{tables_dir}: no table of section {section!r} ({section}_*.csv)")
+    for name in _section_files(record["tables"], section):
+        (data / "tables" / name).unlink(missing_ok=True)
+    for name in new:
+        shutil.copyfile(tables_dir / name, data / "tables" / name)
+    figures = [n for n in record["figures"] if n not in _section_files(record["figures"], section)]
+    for name in _section_files(figures_named(templates), section):
+        (site / FIGURES / f"{name}.png").unlink(missing_ok=True)
+        src = results / "figures" / f"{name}.png"
+        if src.is_file():
+            copy_figure(src, site / FIGURES / src.name)
+            figures.append(name)
+
+    rows = summary.summary_table(paper_values, tables_dir)
+    old = _summary(data)
+    merged = pd.concat(
+        [old[old["paper"] != paper], rows[rows["paper"] == paper].astype(str)], ignore_index=True
+    )
+    order = {name: i for i, name in enumerate(dict.fromkeys(old["paper"]))}
+    merged = merged.sort_values(
+        "paper", key=lambda column: column.map(order).fillna(len(order)), kind="stable"
+    )
+    merged = merged.replace({"nan": "", "None": ""})
+    summary.write_summary(merged, data / "tables" / "summary.csv", data / "tables" / "summary.md")
+
+    times = pd.read_csv(data / "tables" / "timings.csv")
+    times = timings.replace_paper(times, timings.read_benchmarks(benchmarks), paper)
+    sections = record.get("sections", {}) | {section: configuration.strip()}
+    title = (
+        "Timings per paper and rule, each paper from the run its page names (the whole run: "
+        + record["configuration"]
+        + "; "
+        + "; ".join(f"{timings.PAPERS[k]}: {v}" for k, v in sorted(sections.items()))
+        + ")"
+    )
+    tables.write_table(
+        times,
+        data / "tables" / "timings.csv",
+        data / "tables" / "timings.md",
+        measured=timings.MEASURED,
+        title=title,
+    )
+
+    record = record | {
+        "tables": _table_files(data / "tables"),
+        "figures": sorted(figures),
+        "sections": sections,
+    }
     (data / RUN_FILE).write_text(json.dumps(record, indent=1) + "\n")
     return record
 
@@ -216,12 +309,21 @@ def figure_block(run: dict, name: str, caption: str) -> str:
     return f"![{caption or name}]({FIGURES}/{name}.png)\n\n*{caption or name}* (`{name}.png`)\n"
 
 
-def configuration_block(run: dict) -> str:
-    return (
+def configuration_block(run: dict, section: str = "") -> str:
+    """Where a page's numbers come from: the snapshot's run, or (``section`` rerun on its own
+    by :func:`snapshot_section`) that section's run; a page of no one section also lists the
+    sections rerun."""
+    sections = run.get("sections", {})
+    configuration = sections.get(section, run["configuration"])
+    text = (
         f"!!! note \"Where these numbers come from\"\n"
         f"    The run's numbers on this page (summary rows, tables, figures) are generated by "
-        f"`make docs` from one run's `results/` (configuration: **{run['configuration']}**).\n"
+        f"`make docs` from one run's `results/` (configuration: **{configuration}**).\n"
     )
+    if not section and sections:
+        rerun = "; ".join(f"{timings.PAPERS[k]}: **{v}**" for k, v in sorted(sections.items()))
+        text += f"    Papers rerun on their own since, each on its page: {rerun}.\n"
+    return text
 
 
 # --- the configuration reference -------------------------------------------------------------
@@ -349,7 +451,7 @@ def render_page(template: str, data: Path, run: dict, schemas: Path, root: Path)
         elif kind == "counts":
             out.append(counts_block(data))
         elif kind == "configuration":
-            out.append(configuration_block(run))
+            out.append(configuration_block(run, arg))
         elif kind == "config_reference":
             out.append(config_reference(schemas))
         elif kind == "include":
@@ -380,7 +482,12 @@ def readme_block(data: Path) -> str:
     run = read_run(data)
     return (
         f"{GLANCE_START}\n"
-        f"From the run of configuration **{run['configuration']}** (`docs/data/`):\n\n"
+        f"From the run of configuration **{run['configuration']}** (`docs/data/`)"
+        + "".join(
+            f"; {timings.PAPERS[k]} from its own run of **{v}**"
+            for k, v in sorted(run.get("sections", {}).items())
+        )
+        + ":\n\n"
         + counts_block(data)
         + "\n"
         + "\n".join(paper_lines(data))

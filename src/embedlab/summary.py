@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from embedlab import tables
 from embedlab.experiments.snest import cell_label
 from embedlab.experiments.tste import in_claimed_range
 
@@ -293,3 +294,14 @@ def verdict_counts(df: pd.DataFrame) -> str:
     """'12 matched, 3 better, ...' in a fixed order."""
     counts = df["verdict"].value_counts()
     return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if v in counts)
+
+
+def write_summary(df: pd.DataFrame, csv: str | Path, md: str | Path) -> str:
+    """``df`` as ``csv`` and as ``md`` (a title with the verdict counts, the counts per paper,
+    then every published number); returns the title."""
+    title = f"Paper vs ours: {len(df)} published numbers ({verdict_counts(df)})"
+    tables.write_table(df, csv, md, measured=(), title=title)
+    counts = verdict_table(df).to_markdown(index=False)
+    body = Path(md).read_text().split("\n", 2)[2]  # below the title line
+    Path(md).write_text(f"# {title}\n\n{counts}\n\n## Every published number\n\n{body}")
+    return title

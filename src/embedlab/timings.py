@@ -88,6 +88,38 @@ def timings_table(jobs: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     return table[["paper", "rule", "jobs", "wall_s", "cpu_s", "max_rss_mb", "cpu_per_wall"]], run
 
 
+MEASURED = ["wall_s", "cpu_s", "max_rss_mb", "cpu_per_wall"]
+
+
+def replace_paper(table: pd.DataFrame, jobs: pd.DataFrame, paper: str) -> pd.DataFrame:
+    """The timings ``table`` with the rows of ``paper`` replaced by those of its jobs in
+    ``jobs`` (:func:`read_benchmarks` of the run that reran it), and the whole run's row
+    summed again over the papers' rows (its ``jobs``, ``wall_s``, ``cpu_s`` sums; the largest
+    ``max_rss_mb``)."""
+    mine = jobs[jobs["paper"] == paper]
+    if mine.empty:
+        raise ValueError(f"no benchmark file of a {paper} rule (rules {sorted(set(jobs['rule']))})")
+    fresh, _ = timings_table(mine)
+    fresh = fresh[fresh["paper"] == paper]
+    kept = table[(table["paper"] != paper) & (table["paper"] != "all")]
+    per_paper = pd.concat([kept, fresh], ignore_index=True)
+    papers = per_paper[per_paper["rule"] == "(all)"]
+    total = {
+        "paper": "all",
+        "rule": "(all)",
+        "jobs": int(papers["jobs"].sum()),
+        "wall_s": round(float(papers["wall_s"].sum()), 1),
+        "cpu_s": round(float(papers["cpu_s"].sum()), 1),
+        "max_rss_mb": float(papers["max_rss_mb"].max()),
+    }
+    total["cpu_per_wall"] = round(total["cpu_s"] / total["wall_s"], 2)
+    out = pd.concat([per_paper, pd.DataFrame([total])], ignore_index=True)
+    order = {p: i for i, p in enumerate(sorted(set(out["paper"]) - {"all"}))} | {"all": 1e9}
+    out = out.assign(_all=out["rule"] == "(all)", _order=out["paper"].map(order))
+    out = out.sort_values(["_all", "_order", "rule"], kind="stable")
+    return out.drop(columns=["_all", "_order"]).reset_index(drop=True)
+
+
 #: an idle gap longer than this (seconds) ends a part run in one go
 PART_GAP_S = 600.0
 
@@ -134,6 +166,5 @@ def write_timings(folder: str | Path, csv: str | Path, md: str | Path) -> pd.Dat
         + parts.to_markdown(index=False)
         + "\n"
     )
-    measured = ["wall_s", "cpu_s", "max_rss_mb", "cpu_per_wall"]
-    tables.write_table(table, csv, md, measured=measured, title=title, after=after)
+    tables.write_table(table, csv, md, measured=MEASURED, title=title, after=after)
     return table
