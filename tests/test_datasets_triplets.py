@@ -335,8 +335,9 @@ def test_authors_rule_rejects_a_max_away_out_of_range():
 
 
 def test_authors_triplets_on_tiny_file(tmp_path):
-    # 6 images: grey levels 0, 10, 20, 40, 80, 160 (PCA-1 is the grey level, up to sign)
-    levels = [0, 10, 20, 40, 80, 160]
+    # 6 images: grey levels 0, 10, 30, 70, 150, 250 (PCA-1 is the grey level, up to sign);
+    # no two distances from one image are equal, so no rank hangs on a rounding-level tie
+    levels = [0, 10, 30, 70, 150, 250]
     images = np.stack([np.full((28, 28), v, dtype=np.uint8) for v in levels])
     files = {mnist.IMAGES: tmp_path / "images", mnist.LABELS: tmp_path / "labels"}
     write_idx(files[mnist.IMAGES], images)
