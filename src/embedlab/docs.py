@@ -214,6 +214,8 @@ def snapshot_section(
         title=title,
     )
 
+    for name in ("summary", "timings"):  # the snapshot keeps tables, not their declarations
+        tables.columns_path(data / "tables" / f"{name}.csv").unlink(missing_ok=True)
     record = record | {
         "tables": _table_files(data / "tables"),
         "figures": sorted(figures),

@@ -272,7 +272,7 @@ def summary_table(
             ours_csv = Path(tables_dir) / ours_name
             rows += reader(paper_csv, ours_csv if ours_csv.exists() else None)
     rows += own_dataset_rows(tables_dir, meta_files)
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return pd.DataFrame(rows, columns=COLUMNS, dtype=object)  # 140 stays 140, not 140.0
 
 
 VERDICTS = [
