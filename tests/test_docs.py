@@ -231,10 +231,10 @@ def test_a_paper_rerun_on_its_own_replaces_only_its_part(tmp_path):
     whole = tmp_path / "whole_benchmarks"
     _benchmark(whole, "snest_embed", "a", 10)
     _benchmark(whole, "dcode_rank", "b", 20)
-    from embedlab import timings
+    from embedlab import tables, timings
 
     times, _ = timings.timings_table(timings.read_benchmarks(whole))
-    timings.tables.write_table(
+    tables.write_table(
         times, results / "tables" / "timings.csv", results / "tables" / "timings.md",
         measured=timings.MEASURED, title="t",
     )

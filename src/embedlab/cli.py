@@ -174,6 +174,8 @@ def _cmd_check_report(args: argparse.Namespace) -> None:
 def _cmd_docs(args: argparse.Namespace) -> None:
     from embedlab import docs
 
+    if args.section and not args.results:
+        raise ValueError("docs: --section replaces a paper's part with --results': give both")
     if args.results and args.section:
         benchmarks = args.benchmarks or Path(args.results).resolve().parent / "logs" / "benchmarks"
         docs.snapshot_section(

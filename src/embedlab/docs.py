@@ -185,15 +185,15 @@ def snapshot_section(
             figures.append(name)
 
     rows = summary.summary_table(paper_values, tables_dir)
+    rows = rows[rows["paper"] == paper]
     old = _summary(data)
     merged = pd.concat(
-        [old[old["paper"] != paper], rows[rows["paper"] == paper].astype(str)], ignore_index=True
+        [old[old["paper"] != paper], rows.where(rows.notna(), "").astype(str)], ignore_index=True
     )
     order = {name: i for i, name in enumerate(dict.fromkeys(old["paper"]))}
     merged = merged.sort_values(
         "paper", key=lambda column: column.map(order).fillna(len(order)), kind="stable"
     )
-    merged = merged.replace({"nan": "", "None": ""})
     summary.write_summary(merged, data / "tables" / "summary.csv", data / "tables" / "summary.md")
 
     times = pd.read_csv(data / "tables" / "timings.csv")
