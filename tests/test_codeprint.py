@@ -233,3 +233,30 @@ def test_a_function_edit_reaches_only_the_verbs_that_call_it(tmp_path):
     changed = changed_verbs(SRC, src)
     assert {"summarize-datasets", "timings", "tste-evaluate", "ee-sweep"} <= changed
     assert "build" not in changed and "fetch" not in changed
+
+
+def test_a_verbs_own_options_reach_that_verb_only(tmp_path):
+    src = copy_src(tmp_path)
+    edit(
+        src / "embedlab" / "cli.py",
+        'p.add_argument("--readme", default="README.md")',
+        'p.add_argument("--readme", default="README.md")\n    p.add_argument("--new-option")',
+    )
+    assert changed_verbs(SRC, src) == {"docs"}
+    src = copy_src(tmp_path / "ee")
+    edit(  # a paper's verb: its group of its module's register()
+        src / "embedlab" / "experiments" / "ee.py",
+        'p.add_argument("--max-iter", type=int, required=True)',
+        'p.add_argument("--max-iter", type=int, default=100)',
+    )
+    assert changed_verbs(SRC, src) == {"ee-sweep"}
+
+
+def test_the_options_every_verb_shares_reach_every_verb(tmp_path):
+    src = copy_src(tmp_path)
+    edit(
+        src / "embedlab" / "cli.py",
+        'parser.add_argument("--traceback", action="store_true",',
+        'parser.add_argument("--traceback", action="store_true", default=None,',
+    )
+    assert changed_verbs(SRC, src) == set(CodePrints(SRC).handlers())

@@ -12,7 +12,11 @@ What a verb runs:
   that module the handler reaches by name, and the module's top-level statements; another
   verb's handler in the same module is not part of it (registering a handler is not calling
   it);
-- the command line's own path (``__main__``, ``cli.main`` and what it reaches);
+- the command line's own path (``__main__``, ``cli.main`` and what it reaches), with its
+  parser cut to the verb: of ``cli.build_parser`` (and, for a paper's verb, its module's
+  ``register``), the statements every verb shares and the verb's own group, from its
+  ``add_parser`` to its ``set_defaults``. A new option of ``docs`` reruns no fit; a new
+  default of ``ee-sweep`` reruns the ``ee-sweep`` jobs and no other;
 - every ``embedlab`` module imported there, top level or inside a reached function, followed
   through the package's imports, and of each the same: its top-level statements and the
   functions and classes reached from the names used of it (``from A import f``;
@@ -24,8 +28,7 @@ What a verb runs:
 Imports by computed name (``importlib.import_module(f"...")``) cannot be followed; the rule
 that runs them names the module it loads (the dataset builders: ``code_of("build", module)``).
 This module is left out (:data:`NOT_FINGERPRINTED`): every job imports it for the code check,
-but it computes no result. The command line's parser (``cli.build_parser``) is part of every
-verb: a change to it reruns every job.
+but it computes no result.
 
 The fingerprint hashes each module's parsed form (:mod:`ast`, docstrings removed), never its
 bytes: comments, docstrings and layout do not change it, so tidying code reruns nothing.
@@ -37,6 +40,7 @@ it imported is the workflow's code (:func:`check_same_code`).
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -44,6 +48,9 @@ from pathlib import Path
 PACKAGE = "embedlab"
 ENTRY = f"{PACKAGE}.cli"
 ENTRY_FUNCTION = "main"
+#: the parser builders: the command line's, and each experiment module's (its verbs)
+ENTRY_PARSER = "build_parser"
+REGISTER = "register"
 #: imported by every job (the code check) but computing no result: not fingerprinted, so a
 #: change to how fingerprints are taken reruns nothing
 NOT_FINGERPRINTED = frozenset({f"{PACKAGE}.codeprint"})
@@ -84,34 +91,67 @@ class _Module:
         self.attributes: dict[int, dict[str, set[str]]] = {}
         self.bare: dict[int, set[str]] = {}
         for node in tree.body:
-            walked = list(ast.walk(node))
-            for n in walked:
-                if isinstance(n, _DEFS):
-                    _strip_docstring(n)
-            self.import_nodes[id(node)] = [
-                n for n in walked if isinstance(n, (ast.Import, ast.ImportFrom))
-            ]
-            self.names[id(node)] = _names_used(walked)
-            self.code[id(node)] = ast.dump(node, annotate_fields=False)
-            attributes: dict[str, set[str]] = {}
-            values = set()
-            for n in walked:
-                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
-                    attributes.setdefault(n.value.id, set()).add(n.attr)
-                    values.add(id(n.value))
-            self.attributes[id(node)] = attributes
-            self.bare[id(node)] = {
-                n.id for n in walked if isinstance(n, ast.Name) and id(n) not in values
-            }
+            self._index(node)
+        self._parsers: dict[tuple[str, str], ast.AST] = {}
+
+    def _index(self, node: ast.AST) -> None:
+        """Record a top-level ``node``'s imports, the names it reads, the attributes read on
+        them and its normalised code (docstrings removed)."""
+        walked = list(ast.walk(node))
+        for n in walked:
+            if isinstance(n, _DEFS):
+                _strip_docstring(n)
+        self.import_nodes[id(node)] = [
+            n for n in walked if isinstance(n, (ast.Import, ast.ImportFrom))
+        ]
+        self.names[id(node)] = _names_used(walked)
+        self.code[id(node)] = ast.dump(node, annotate_fields=False)
+        attributes: dict[str, set[str]] = {}
+        values = set()
+        for n in walked:
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+                attributes.setdefault(n.value.id, set()).add(n.attr)
+                values.add(id(n.value))
+        self.attributes[id(node)] = attributes
+        self.bare[id(node)] = {
+            n.id for n in walked if isinstance(n, ast.Name) and id(n) not in values
+        }
+
+    def parser_of(self, function: str, verb: str) -> ast.AST:
+        """The function ``function`` (the parser builder: ``build_parser``, ``register``) cut
+        to what builds ``verb``'s command line: its statements shared by every verb, and of
+        the per-verb groups (from a ``add_parser("verb")`` statement to the next statement
+        holding a ``set_defaults`` call) only ``verb``'s."""
+        key = (function, verb)
+        if key not in self._parsers:
+            node = copy.copy(self.defs[function])
+            body, group = [], None
+            for statement in node.body:
+                calls = [n for n in ast.walk(statement) if isinstance(n, ast.Call)]
+                started = _parser_verb(calls)
+                if started is not None:
+                    group = started
+                if group is None or group == verb:
+                    body.append(statement)
+                if group is not None and any(_is_call(c, "set_defaults") for c in calls):
+                    group = None
+            node.body = body
+            self._index(node)
+            self._parsers[key] = node
+        return self._parsers[key]
 
     def dump(self, nodes: Iterable[ast.AST] | None = None) -> str:
         """The normalised code of ``nodes`` (default: the whole module)."""
         return "\n".join(self.code[id(n)] for n in (self.body if nodes is None else nodes))
 
-    def reached(self, roots: Iterable[str]) -> list[ast.AST]:
+    def reached(
+        self, roots: Iterable[str], variants: dict[str, ast.AST] | None = None
+    ) -> list[ast.AST]:
         """The top-level statements, plus the definitions reached by name from them and from
-        ``roots``, in source order. ``set_defaults(func=...)`` registers a handler and is not
-        a use of it."""
+        ``roots``, in source order; a definition named in ``variants`` stands for its variant
+        there (a parser builder cut to one verb: :meth:`parser_of`).
+        ``set_defaults(func=...)`` registers a handler and is not a use of it."""
+        variants = variants or {}
         seen: set[str] = set()
         todo = list(roots)
         for statement in self.statements:
@@ -121,8 +161,24 @@ class _Module:
             if name in seen or name not in self.defs:
                 continue
             seen.add(name)
-            todo += self.names[id(self.defs[name])]
-        return [n for n in self.body if not isinstance(n, _DEFS) or n.name in seen]
+            todo += self.names[id(variants.get(name, self.defs[name]))]
+        return [
+            variants.get(n.name, n) if isinstance(n, _DEFS) else n
+            for n in self.body
+            if not isinstance(n, _DEFS) or n.name in seen
+        ]
+
+
+def _is_call(call: ast.Call, attribute: str) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr == attribute
+
+
+def _parser_verb(calls: list[ast.Call]) -> str | None:
+    """The verb that an ``add_parser("verb", ...)`` among ``calls`` adds (None: none)."""
+    for call in calls:
+        if _is_call(call, "add_parser") and call.args and isinstance(call.args[0], ast.Constant):
+            return call.args[0].value
+    return None
 
 
 def _registered_handlers(walked: list[ast.AST]) -> set[int]:
@@ -302,9 +358,14 @@ class CodePrints:
                 wanted[name] = new
                 todo.append(name)
 
+        # of the parser builders, the shared statements and this verb's own group only
+        variants = {ENTRY: {ENTRY_PARSER: self.module(ENTRY).parser_of(ENTRY_PARSER, verb)}}
         want(f"{PACKAGE}.__main__", None)
         want(ENTRY, {ENTRY_FUNCTION})
         want(home, {handler})
+        if home != ENTRY:
+            variants[home] = {REGISTER: self.module(home).parser_of(REGISTER, verb)}
+            want(home, {REGISTER})
         for name in modules:
             want(name, None)
         reached: dict[str, list[ast.AST]] = {}
@@ -312,7 +373,7 @@ class CodePrints:
             name = todo.pop()
             module = self.module(name)
             names = wanted[name]
-            nodes = module.body if names is None else module.reached(names)
+            nodes = module.body if names is None else module.reached(names, variants.get(name))
             reached[name] = nodes
             for dependency, used in self._uses(nodes, module).items():
                 want(dependency, used)
