@@ -42,6 +42,14 @@ for paper, targets in PAPER_TARGETS.items():
             targets,
 
 
+# every dataset built, and their counts beside the papers' (`make docs SECTION=datasets`)
+rule datasets:
+    input:
+        dataset_artifacts(),
+        "results/tables/datasets.csv",
+        "results/tables/datasets.md",
+
+
 rule all:
     default_target: True
     input:

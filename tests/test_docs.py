@@ -286,7 +286,39 @@ def test_a_paper_rerun_on_its_own_replaces_only_its_part(tmp_path):
     assert times.loc[("all", "(all)"), "jobs"] == 3
     assert "default: config/config.yaml" in docs.readme_block(data)
 
-    with pytest.raises(docs.DocsError, match="not a paper's section"):
+    with pytest.raises(docs.DocsError, match="not a section of the pages"):
         docs.snapshot_section(rerun / "results", data, site, templates, "snst", "d", [], whole)
     with pytest.raises(docs.DocsError, match="no table of section 'ee'"):
         docs.snapshot_section(rerun / "results", data, site, templates, "ee", "d", [], whole)
+
+    # the dataset counts from a run of their own (`snakemake datasets`): the datasets table,
+    # the summary's dataset rows from the run's artifacts, the timings of the rules of no paper
+    counts = tmp_path / "counts"
+    tables_dir = counts / "results" / "tables"
+    tables_dir.mkdir(parents=True)
+    (tables_dir / "datasets.md").write_text("| dataset | n |\n|-|-|\n| v | 9 |\n")
+    (tables_dir / "datasets.csv").write_text("dataset,n\nv,9\n")
+    (counts / "results" / "datasets" / "v").mkdir(parents=True)
+    (counts / "results" / "datasets" / "v" / "meta.json").write_text(
+        '{"name": "v", "paper": {"n": 9, "dims": 3}, "summary": {"n": 9, "dims": 2}}'
+    )
+    _benchmark(counts / "logs" / "benchmarks", "build_dataset", "v", 4)
+    (templates / "datasets.md").write_text(
+        "# Datasets\n\n{{ configuration datasets }}\n\n{{ table datasets }}\n"
+    )
+    record = docs.snapshot_section(
+        counts / "results", data, site, templates, "datasets", "default: counts", [],
+        counts / "logs" / "benchmarks",
+    )
+    assert record["sections"]["datasets"] == "default: counts"
+    pages = docs.render(templates, data, SCHEMAS)
+    assert "| v | 9 |" in pages["datasets.md"]
+    assert "(configuration: **default: counts**)" in pages["datasets.md"]
+    assert "dataset counts: **default: counts**" in pages["index.md"]
+    rows = pd.read_csv(data / "tables" / "summary.csv", dtype=str, keep_default_na=False)
+    got = rows[rows["paper"] == "datasets"].set_index("item")
+    assert list(got["verdict"]) == ["matched", "differs"]
+    assert list(rows[rows["paper"] == "SNEST"]["ours"]) == ["0.4"]  # the paper's rows kept
+    times = pd.read_csv(data / "tables" / "timings.csv").set_index(["paper", "rule"])
+    assert times.loc[("datasets, summary", "build_dataset"), "cpu_s"] == 4
+    assert times.loc[("all", "(all)"), "cpu_s"] == 56

@@ -175,7 +175,7 @@ def _cmd_docs(args: argparse.Namespace) -> None:
     from embedlab import docs
 
     if args.section and not args.results:
-        raise ValueError("docs: --section replaces a paper's part with --results': give both")
+        raise ValueError("docs: --section replaces a part of the pages with --results': give both")
     if args.results and args.section:
         benchmarks = args.benchmarks or Path(args.results).resolve().parent / "logs" / "benchmarks"
         docs.snapshot_section(
@@ -274,8 +274,8 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--results", help="first snapshot this run's results folder into --data")
     p.add_argument("--configuration", default="", help="the run's configuration (with --results)")
     p.add_argument(
-        "--section", help="replace only this paper's part of --data (a config section: "
-        "diffeomap, tste, ...) with --results' (a paper rerun on its own)",
+        "--section", help="replace only this part of --data with --results': a paper's (its "
+        "config section: diffeomap, tste, ...; a paper rerun on its own) or datasets (counts)",
     )
     p.add_argument("--paper-values", default="config/paper_values", help="with --section")
     p.add_argument(

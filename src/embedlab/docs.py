@@ -7,8 +7,8 @@ Two steps, each a plain function:
   ``figures/``, and records the run's configuration (given by whoever ran it) in
   ``run.json``; :func:`snapshot_section` replaces one paper's part of that snapshot with
   another run's (a paper rerun on its own, e.g. one target of a long reproduction: its tables,
-  figures, summary rows and timing rows), and ``run.json`` names that run's configuration
-  for the paper's page;
+  figures, summary rows and timing rows), or the dataset counts' part, and ``run.json``
+  names that run's configuration for the section's page;
 * :func:`render` turns (templates, data folder, workflow schemas, the files that templates
   include) into the site's pages, and
   :func:`readme_block` into the README's "results at a glance" block. Nothing else is read,
@@ -66,6 +66,13 @@ PAPER_PAGES = {
     "Diffeomap": "diffeomap.md",
     "datasets": "datasets.md",
 }
+
+#: the dataset counts' section (the datasets page): its summary rows are named so
+DATASETS = "datasets"
+#: the parts of a snapshot that a run of its own can replace (:func:`snapshot_section`): each
+#: paper's (its rule prefix, as in the config and ``snakemake <paper>``), and the dataset
+#: counts' (``snakemake datasets``), each with its name in the timings' and index pages' lists
+SECTIONS = timings.PAPERS | {DATASETS: "dataset counts"}
 
 
 class DocsError(ValueError):
@@ -154,20 +161,21 @@ def snapshot_section(
     paper_values: list[Path],
     benchmarks: Path,
 ) -> dict:
-    """Replace the part of the snapshot in ``data`` (and ``site/figures``) that belongs to the
-    config section ``section`` (a paper: its tables and figures are named ``<section>_*``) with
-    that of another run, ``results``: its tables and the figures the templates name, its rows
-    of the summary (recomputed from its tables and ``paper_values``) and of the timings (from
-    its ``benchmarks`` folder). ``run.json`` records ``configuration`` under ``sections``.
-    Returns the updated record."""
-    if section not in timings.PAPERS:
-        known = sorted(timings.PAPERS)
-        raise DocsError(f"section {section!r}: not a paper's section (one of {known})")
+    """Replace the part of the snapshot in ``data`` (and ``site/figures``) that belongs to
+    ``section`` (one of :data:`SECTIONS`: a paper, its tables and figures named
+    ``<section>_*``; or ``datasets``, the table ``datasets``) with that of another run,
+    ``results``: its tables and the figures the templates name, its rows of the summary
+    (recomputed from its tables and ``paper_values``; the dataset counts' from its artifacts'
+    ``meta.json``) and of the timings (from its ``benchmarks`` folder; the dataset counts':
+    the rows of the rules of no paper). ``run.json`` records ``configuration`` under
+    ``sections``. Returns the updated record."""
+    if section not in SECTIONS:
+        known = sorted(SECTIONS)
+        raise DocsError(f"section {section!r}: not a section of the pages (one of {known})")
     if not configuration.strip():
         raise DocsError("the run's configuration must be named (e.g. 'default: config.yaml')")
     results, data, site = Path(results), Path(data), Path(site)
     record = read_run(data)
-    paper = timings.PAPERS[section]
     tables_dir = results / "tables"
     new = _section_files(_table_files(tables_dir), section)
     if not new:
@@ -184,7 +192,12 @@ def snapshot_section(
             copy_figure(src, site / FIGURES / src.name)
             figures.append(name)
 
-    rows = summary.summary_table(paper_values, tables_dir)
+    if section == DATASETS:  # the dataset counts: from the artifacts the run built
+        paper, timed = DATASETS, timings.OTHER
+        rows = summary.summary_table([], tables_dir, sorted(results.glob("datasets/*/meta.json")))
+    else:
+        paper = timed = timings.PAPERS[section]
+        rows = summary.summary_table(paper_values, tables_dir)
     rows = rows[rows["paper"] == paper]
     old = _summary(data)
     merged = pd.concat(
@@ -197,13 +210,13 @@ def snapshot_section(
     summary.write_summary(merged, data / "tables" / "summary.csv", data / "tables" / "summary.md")
 
     times = pd.read_csv(data / "tables" / "timings.csv")
-    times = timings.replace_paper(times, timings.read_benchmarks(benchmarks), paper)
+    times = timings.replace_paper(times, timings.read_benchmarks(benchmarks), timed)
     sections = record.get("sections", {}) | {section: configuration.strip()}
     title = (
         "Timings per paper and rule, each paper from the run its page names (the whole run: "
         + record["configuration"]
         + "; "
-        + "; ".join(f"{timings.PAPERS[k]}: {v}" for k, v in sorted(sections.items()))
+        + "; ".join(f"{SECTIONS[k]}: {v}" for k, v in sorted(sections.items()))
         + ")"
     )
     tables.write_table(
@@ -323,7 +336,7 @@ def configuration_block(run: dict, section: str = "") -> str:
         f"`make docs` from one run's `results/` (configuration: **{configuration}**).\n"
     )
     if not section and sections:
-        rerun = "; ".join(f"{timings.PAPERS[k]}: **{v}**" for k, v in sorted(sections.items()))
+        rerun = "; ".join(f"{SECTIONS[k]}: **{v}**" for k, v in sorted(sections.items()))
         text += f"    Papers rerun on their own since, each on its page: {rerun}.\n"
     return text
 
@@ -486,7 +499,7 @@ def readme_block(data: Path) -> str:
         f"{GLANCE_START}\n"
         f"From the run of configuration **{run['configuration']}** (`docs/data/`)"
         + "".join(
-            f"; {timings.PAPERS[k]} from its own run of **{v}**"
+            f"; {SECTIONS[k]} from its own run of **{v}**"
             for k, v in sorted(run.get("sections", {}).items())
         )
         + ":\n\n"

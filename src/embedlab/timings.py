@@ -31,9 +31,13 @@ PAPERS = {
 }
 
 
+#: the rows of the rules of no paper: fetching, building and counting datasets, the summary
+OTHER = "datasets, summary"
+
+
 def paper_of(rule: str) -> str:
     prefix = rule.split("_", 1)[0]
-    return PAPERS.get(prefix, "datasets, summary")
+    return PAPERS.get(prefix, OTHER)
 
 
 def read_benchmarks(folder: str | Path) -> pd.DataFrame:
