@@ -185,11 +185,7 @@ def _registered_handlers(walked: list[ast.AST]) -> set[int]:
     """ids of the ``func=`` values of the ``set_defaults`` calls among ``walked``."""
     found = set()
     for call in walked:
-        if (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Attribute)
-            and call.func.attr == "set_defaults"
-        ):
+        if isinstance(call, ast.Call) and _is_call(call, "set_defaults"):
             found |= {id(k.value) for k in call.keywords if k.arg == "func"}
     return found
 
@@ -326,10 +322,10 @@ class CodePrints:
             )
             verb = None
             for call in calls:
-                attr = call.func.attr if isinstance(call.func, ast.Attribute) else None
-                if attr == "add_parser" and call.args and isinstance(call.args[0], ast.Constant):
-                    verb = call.args[0].value
-                elif attr == "set_defaults" and verb is not None:
+                added = _parser_verb([call])
+                if added is not None:
+                    verb = added
+                elif _is_call(call, "set_defaults") and verb is not None:
                     func = next((k.value for k in call.keywords if k.arg == "func"), None)
                     if isinstance(func, ast.Name):
                         verbs[verb] = (name, func.id)
