@@ -67,8 +67,8 @@ PAPER_PAGES = {
     "datasets": "datasets.md",
 }
 
-#: the dataset counts' section (the datasets page): its summary rows are named so
-DATASETS = "datasets"
+#: the dataset counts' section (the datasets page), named as the summary names their rows
+DATASETS = summary.DATASETS
 #: the parts of a snapshot that a run of its own can replace (:func:`snapshot_section`): each
 #: paper's (its rule prefix, as in the config and ``snakemake <paper>``), and the dataset
 #: counts' (``snakemake datasets``), each with its name in the timings' and index pages' lists

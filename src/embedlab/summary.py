@@ -205,6 +205,10 @@ MORE_READERS: dict[str, list[tuple[str, str, Callable[[Path, Path | None], list[
 }
 
 
+#: the summary's name for the dataset counts' rows (its "paper" column)
+DATASETS = "datasets"
+
+
 def dataset_rows(meta_files: Iterable[str | Path]) -> list[dict]:
     """Every count a paper states for a dataset (registry ``paper``) beside the one we built."""
     rows = []
@@ -217,7 +221,7 @@ def dataset_rows(meta_files: Iterable[str | Path]) -> list[dict]:
                 verdict, note = NOT_IN_RUN, f"the builder records no count {key!r}"
             else:
                 verdict, note = ("matched" if got == value else "differs"), ""
-            rows.append(_row("datasets", meta["name"], key, value, got, verdict, note))
+            rows.append(_row(DATASETS, meta["name"], key, value, got, verdict, note))
     return rows
 
 
