@@ -128,7 +128,7 @@ class _Module:
             body, group = [], None
             for statement in node.body:
                 calls = [n for n in ast.walk(statement) if isinstance(n, ast.Call)]
-                started = _parser_verb(calls)
+                started = next((v for v in map(_parser_verb, calls) if v is not None), None)
                 if started is not None:
                     group = started
                 if group is None or group == verb:
@@ -173,11 +173,10 @@ def _is_call(call: ast.Call, attribute: str) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr == attribute
 
 
-def _parser_verb(calls: list[ast.Call]) -> str | None:
-    """The verb that an ``add_parser("verb", ...)`` among ``calls`` adds (None: none)."""
-    for call in calls:
-        if _is_call(call, "add_parser") and call.args and isinstance(call.args[0], ast.Constant):
-            return call.args[0].value
+def _parser_verb(call: ast.Call) -> str | None:
+    """The verb that ``call`` adds if it is an ``add_parser("verb", ...)`` (else None)."""
+    if _is_call(call, "add_parser") and call.args and isinstance(call.args[0], ast.Constant):
+        return call.args[0].value
     return None
 
 
@@ -306,13 +305,13 @@ class CodePrints:
     def handlers(self) -> dict[str, tuple[str, str]]:
         """verb -> (module, handler function), read from the ``add_parser("verb")`` /
         ``set_defaults(func=handler)`` pairs of the CLI and the experiment modules."""
+        if self._handlers is not None:
+            return self._handlers
         modules = [ENTRY] + [
             f"{PACKAGE}.experiments.{p.stem}"
             for p in sorted((self.root / "experiments").glob("*.py"))
             if p.stem != "__init__"
         ]
-        if self._handlers is not None:
-            return self._handlers
         verbs: dict[str, tuple[str, str]] = {}
         for name in modules:
             calls = sorted(
@@ -322,7 +321,7 @@ class CodePrints:
             )
             verb = None
             for call in calls:
-                added = _parser_verb([call])
+                added = _parser_verb(call)
                 if added is not None:
                     verb = added
                 elif _is_call(call, "set_defaults") and verb is not None:
