@@ -51,3 +51,10 @@ def build_from_mirror(registry, mirror):
         return cache[key]
 
     return _build
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests marked ``slow`` run first, the rest in file order. pytest-xdist hands the
+    tests out in this order, so a long test is never the last one left on a worker while
+    the other worker idles."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -183,6 +183,7 @@ def _plan(repo: Path, work: Path, *extra: str) -> str:
     return proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_snakemake_reruns_exactly_what_an_edit_reaches(tmp_path):
     repo, work = _workflow_copy(tmp_path)
     _plan(repo, work)

@@ -65,6 +65,7 @@ def test_dcode_ranks_depend_on_the_posterior_means(nips):
     assert median_rank(ranks) < median_rank(shuffled)
 
 
+@pytest.mark.slow
 def test_quick_configuration_ranks_the_mle_variant_below_chance(nips, tmp_path):
     """The quick run's D-CODE MLE column (its count-weighted block) beats chance at every size:
     with per-token observations it sat near chance (means at their random start)."""

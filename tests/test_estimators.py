@@ -175,6 +175,7 @@ def test_fits_are_seeded_and_clonable():
 
 
 @pytest.mark.parametrize("cls", [TSNE, SNEST])
+@pytest.mark.slow
 def test_defaults_embed_sklearn_digits(cls):
     """The issue's target: ``fit_transform(load_digits().data)`` with every default, a 2-D
     map whose leave-one-out 1-NN error is <= 0.05 (openTSNE's ~0.015 on this machine's
@@ -271,6 +272,7 @@ def test_dense_and_sparse_precomputed_P_give_the_same_map():
 # the benchmark script
 
 
+@pytest.mark.slow
 def test_the_estimator_benchmark_runs_at_a_toy_size():
     env = {**os.environ, "NUMBA_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
     proc = subprocess.run(

@@ -42,6 +42,7 @@ def test_the_default_uses_three_perplexities_of_neighbours_after_pca():
     validate_affinities(out.P)  # what NeighbourKL and the estimators take, as it is
 
 
+@pytest.mark.slow
 def test_nndescent_recovers_the_exact_neighbours():
     X = clusters(3000, 20, seed=3)
     out = knn.knn_affinities(X, perplexity=10.0, pca_dims=None, exact_below=1000, seed=0)

@@ -171,6 +171,7 @@ np.savez(sys.argv[1], **out)
 """
 
 
+@pytest.mark.slow
 def test_fresh_and_cached_compiles_give_the_same_bits(tmp_path):
     """The first process compiles the kernel and writes numba's cache, the second loads it.
     With fastmath reassociation LLVM vectorised the sums differently in the two (t-SNE's

@@ -58,6 +58,7 @@ def placeholder_report(tmp_path_factory):
     return report, report_check.expected_from_summary(summary), made.stdout + made.stderr
 
 
+@pytest.mark.slow
 def test_captions_render_without_restructuredtext_errors(placeholder_report):
     *_, log = placeholder_report
     assert "(ERROR/" not in log and "(SEVERE/" not in log, log

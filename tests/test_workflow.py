@@ -420,6 +420,7 @@ def test_checksum_mismatch_fails_without_output(tmp_path):
     assert not (work / "results" / "datasets" / "tiny_graph" / "meta.json").exists()
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_without_redoing_finished_jobs(tmp_path):
     """Kill a run (SIGTERM, as `kill` or a scheduler does) after its first finished job: the
     restart plans only the unfinished jobs and leaves the finished outputs untouched."""
