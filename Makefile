@@ -68,8 +68,10 @@ docs: $(STAMP)
 	$(BIN)/python -m embedlab docs $(if $(RESULTS),--results "$(RESULTS)" --configuration "$(CONFIGURATION)") $(if $(SECTION),--section "$(SECTION)")
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
 
+# --maxschedchunk 1: a worker takes the next test when it frees up (the slow ones first,
+# tests/conftest.py), so both cores stay busy to the end
 test: $(STAMP) browser
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -n $(CORES) tests
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -n $(CORES) --maxschedchunk 1 tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

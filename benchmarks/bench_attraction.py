@@ -1,8 +1,8 @@
 """The attraction of the FFT path (sparse P) against the exact kernel's row loop, in one run.
 
-Both add the forces A_i over the non-zeros of P in the same order (equal to rounding since
-2026-11-25: the FFT path's row divides where the exact kernel runs a Newton reciprocal; the
-last column says whether they are still the same bits); they differ in the cost
+Both add the forces A_i over the non-zeros of P in the same order (equal to rounding: the
+FFT path's row divides where the exact kernel runs a Newton reciprocal; the last column
+says whether they give the same bits); they differ in the cost
 sum_ij p_ij (-log w_ij): the exact kernel's row (:func:`embedlab.kernels.neighbour.
 _attraction_row`) calls libm's scalar log1p inside the gather loop, the FFT path's
 (:func:`embedlab.kernels.neighbour_fft._attraction_row`) keeps the squared distances and

@@ -1,5 +1,5 @@
 """Our t-SNE R^2 against openTSNE on the same sparse P and schedule, with SNEST R^{2,1} and
-t-SNE R^3 beside them: the targets of issue #23.
+t-SNE R^3 beside them: the scale experiment's targets (time and KL against openTSNE).
 
 On n MNIST digits (a seeded subset of the 70,000 training + test digits, read from the mirror
 through the registry's ``mnist_70000`` builder) one P is built as the scale experiment builds

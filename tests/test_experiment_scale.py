@@ -1,4 +1,4 @@
-"""The scale experiment (issue #23): schedule translation, fits on one sparse P, measures,
+"""The scale experiment: schedule translation, fits on one sparse P, measures,
 table, figure and the CLI verbs, on a small clustered toy (the 70,000-digit run is the
 workflow's)."""
 

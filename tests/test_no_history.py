@@ -22,7 +22,7 @@ PATTERNS = {
     "'previously' / 'formerly'": r"\b(previously|formerly)\b",
 }
 FOUND = re.compile("|".join(f"(?P<p{i}>{p})" for i, p in enumerate(PATTERNS.values())), re.I)
-WHERE = ["src", "workflow", "config", "docs", "README.md", "benchmarks/README.md"]
+WHERE = ["src", "workflow", "config", "docs", "README.md", "benchmarks"]
 SUFFIXES = {".py", ".smk", ".yaml", ".yml", ".md", ".rst", ".txt"}
 # generated pages quote results tables whose rows may carry a run's own time stamps
 SKIP = {"docs/data"}
