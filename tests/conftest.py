@@ -7,7 +7,10 @@ skipped elsewhere.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
+from collections.abc import Callable
 
 # Parallel numba kernels on a loaded 2-core machine: GNU OpenMP's default busy-waiting makes a
 # short parallel region 100x slower when threads compete; passive waiting costs ~nothing here.
@@ -53,8 +56,39 @@ def build_from_mirror(registry, mirror):
     return _build
 
 
+@pytest.fixture(scope="session")
+def once_per_run(tmp_path_factory):
+    """``once_per_run(name, make)``: a folder where ``make(folder)`` ran once in this test
+    run, shared by all pytest-xdist workers. The first worker to ask runs it, under a file
+    lock; a worker that asks meanwhile waits, then reads the same folder. (A session fixture
+    alone runs once per worker, and xdist's ``loadgroup`` does not group on pytest 9.2.)"""
+    done: dict[str, Path] = {}
+
+    def run(name: str, make: Callable[[Path], None]) -> Path:
+        if name in done:
+            return done[name]
+        if "PYTEST_XDIST_WORKER" not in os.environ:  # one process: nothing to share
+            folder = tmp_path_factory.mktemp(name)
+            make(folder)
+        else:  # the workers' base folders sit in one folder of this run
+            shared = tmp_path_factory.getbasetemp().parent
+            folder = shared / name
+            with open(shared / f"{name}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if not (shared / f"{name}.done").exists():
+                    shutil.rmtree(folder, ignore_errors=True)
+                    folder.mkdir()
+                    make(folder)
+                    (shared / f"{name}.done").touch()
+        done[name] = folder
+        return folder
+
+    return run
+
+
 def pytest_collection_modifyitems(config, items):
     """The tests marked ``slow`` run first, the rest in file order. pytest-xdist hands the
     tests out in this order, so a long test is never the last one left on a worker while
     the other worker idles."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+

@@ -37,10 +37,10 @@ def _placeholder_png(path):
     plt.close(fig)
 
 
-@pytest.fixture(scope="module")
-def placeholder_report(tmp_path_factory):
-    """(report, expected figures and tables, snakemake log) of the default run over placeholders."""
-    work = tmp_path_factory.mktemp("report")
+def _placeholder_run(folder):
+    """The default run's outputs as placeholders in ``folder/work``, its report beside them,
+    and the two snakemake outputs (summary.tsv, report.log) that the tests read."""
+    work = folder / "work"
     shutil.copytree(REPO / "config", work / "config")
     summary = snakemake("--summary", "--directory", str(work), cwd=work).stdout
     outputs = [line.split("\t")[0] for line in summary.splitlines()[1:] if line.strip()]
@@ -55,7 +55,18 @@ def placeholder_report(tmp_path_factory):
             path.write_text("")
     report = work / "results" / "report.html"
     made = snakemake("--report", str(report), "--directory", str(work), cwd=work)
-    return report, report_check.expected_from_summary(summary), made.stdout + made.stderr
+    (folder / "summary.tsv").write_text(summary)
+    (folder / "report.log").write_text(made.stdout + made.stderr)
+
+
+@pytest.fixture(scope="session")
+def placeholder_report(once_per_run):
+    """(report, expected figures and tables, snakemake log) of the default run over
+    placeholders, built once per test run."""
+    folder = once_per_run("placeholder_report", _placeholder_run)
+    summary = (folder / "summary.tsv").read_text()
+    report = folder / "work" / "results" / "report.html"
+    return report, report_check.expected_from_summary(summary), (folder / "report.log").read_text()
 
 
 @pytest.mark.slow

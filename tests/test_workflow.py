@@ -137,51 +137,64 @@ def test_a_python_without_the_scale_extra_is_refused_where_opentsne_runs(tmp_pat
     )  # fmt: skip
 
 
-def test_dry_run_of_default_target(registry):
-    proc = snakemake("--dry-run", "--nolock", "--cores", "2", "--forceall")
-    jobs = _planned_jobs(proc.stdout)
+DEFAULT_CONFIG = "config/config.yaml"  # the Snakefile's `configfile:`
+
+
+@pytest.fixture(scope="session")
+def dry_run(once_per_run):
+    """``dry_run(configfile)``: stdout of a forced dry run of the default target, with each
+    job's shell command, under ``configfile`` (:data:`DEFAULT_CONFIG`: no ``--configfile``, as
+    a user runs it); run once per configuration in a test run."""
+
+    def run(configfile: str = DEFAULT_CONFIG) -> str:
+        extra = () if configfile == DEFAULT_CONFIG else ("--configfile", configfile)
+
+        def make(folder):
+            flags = ("--dry-run", "--nolock", "--cores", "2", "--forceall", "--printshellcmds")
+            (folder / "stdout").write_text(snakemake(*flags, *extra).stdout)
+
+        return (once_per_run(f"dry_run_{Path(configfile).stem}", make) / "stdout").read_text()
+
+    return run
+
+
+def test_dry_run_of_default_target(registry, dry_run):
+    jobs = _planned_jobs(dry_run())
     assert jobs["build_dataset"] == len(registry["datasets"])
     used = {f for spec in registry["datasets"].values() for f in spec.get("files", [])}
     assert jobs["fetch_raw"] == len(used)
     assert jobs["dataset_summary"] == 1
 
 
-def test_dry_run_of_quick_config():
-    proc = snakemake(
-        "--dry-run", "--nolock", "--cores", "2", "--forceall", "--configfile", "config/quick.yaml"
-    )
+def test_dry_run_of_quick_config(dry_run):
+    out = dry_run("config/quick.yaml")
     quick = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())
     # the listed datasets, plus any that a paper's quick run needs
-    planned = set(re.findall(r"results/datasets/(\w+)/meta\.json", proc.stdout))
+    planned = set(re.findall(r"results/datasets/(\w+)/meta\.json", out))
     assert set(quick["datasets"]["build"]) <= planned
-    assert _planned_jobs(proc.stdout)["build_dataset"] == len(planned)
+    assert _planned_jobs(out)["build_dataset"] == len(planned)
 
 
-@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/quick.yaml"])
-def test_every_job_command_parses(configfile):
+@pytest.mark.parametrize("configfile", [DEFAULT_CONFIG, "config/quick.yaml"])
+def test_every_job_command_parses(configfile, dry_run):
     """The rules pass every setting the CLI requires (its flags have no defaults of their
     own): each job's `python -m embedlab ...` parses."""
     import shlex
 
     from embedlab.cli import _verb, build_parser
 
-    proc = snakemake(
-        "--dry-run", "--nolock", "--forceall", "--printshellcmds", "--configfile", configfile
-    )
-    commands = re.findall(r"python -m embedlab ([^>]*)>", proc.stdout)
+    commands = re.findall(r"python -m embedlab ([^>]*)>", dry_run(configfile))
     assert len(commands) > 100
     for command in commands:  # with the parser a job builds: its verb's module only
         argv = shlex.split(command)
         build_parser(_verb(argv)).parse_args(argv)
 
 
-def test_per_dataset_grid_overrides_only_its_dataset():
+def test_per_dataset_grid_overrides_only_its_dataset(dry_run):
     """snest.grid_by_dataset (default config: grqc, w5000) replaces a method's grid there only."""
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["snest"]
-    targets = [f"results/embeddings/snest/{d}/tsne-2.npz" for d in ("school", "grqc")]
-    proc = snakemake("--dry-run", "--nolock", "--forceall", "--printshellcmds", *targets)
+    config = yaml.safe_load((REPO / DEFAULT_CONFIG).read_text())["snest"]
     command = r"--grid '([^']*)'.*?--restarts \d+.*?/(\w+)/tsne-2\.log"
-    grids = {d: json.loads(g) for g, d in re.findall(command, proc.stdout)}
+    grids = {d: json.loads(g) for g, d in re.findall(command, dry_run())}
     assert grids["school"] == config["grid"].get("tsne", config["grid"]["default"])
     assert grids["grqc"] == config["grid_by_dataset"]["grqc"]["tsne"]
     assert grids["grqc"] != grids["school"]
@@ -225,8 +238,8 @@ def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path):
     assert "--folds-used" not in limited["music"][0]
 
 
-@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/quick.yaml"])
-def test_tste_runs_both_protocols(configfile):
+@pytest.mark.parametrize("configfile", [DEFAULT_CONFIG, "config/quick.yaml"])
+def test_tste_runs_both_protocols(configfile, dry_run):
     """The default and the quick configuration run the paper-text and the authors' protocol:
     both claims tables and Fig. 2s, the authors' Fig. 3; the authors' jobs carry their
     dataset's grid and 1-NN training set."""
@@ -241,13 +254,11 @@ def test_tste_runs_both_protocols(configfile):
         "results/figures/tste_authors_fig2.png",
         "results/figures/tste_authors_fig3.png",
     ]
-    proc = snakemake(
-        "--dry-run", "--nolock", "--forceall", "--printshellcmds", "--configfile", configfile
-    )
+    out = dry_run(configfile)
     for t in targets:
-        assert t in proc.stdout, t
+        assert t in out, t
     authors = cfg["authors_code"]
-    lines = proc.stdout.splitlines()
+    lines = out.splitlines()
     merges = [line for line in lines if "tste-authors-merge" in line and "s/tste_authors/" in line]
     expected = sum(
         len(authors.get("methods_by_dataset", {}).get(d, authors["methods"]))
@@ -271,7 +282,7 @@ def test_tste_runs_both_protocols(configfile):
     search = of([line for line in lines if "tste-authors-search" in line], "music", "STE-K")
     values = sorted(float(re.search(r"--value (\S+)", c).group(1)) for c in search)
     assert values == sorted(authors["grids"]["music"]["STE-K"]["lam"])
-    assert "mnist_triplets_1k_authors" in proc.stdout
+    assert "mnist_triplets_1k_authors" in out
     lines = [line for line in lines if "--protocol authors_code" in line]
     maps = [line for line in lines if "tste-map" in line]
     assert len(maps) == len(authors["maps"]["fig3"]["methods"])
@@ -482,17 +493,13 @@ def test_paper_overlay_runs_the_papers_restarts_and_parses():
     assert restarts["grqc"] == restarts["w5000"] == "20"
 
 
-def test_snest_jobs_take_their_datasets_threads():
+def test_snest_jobs_take_their_datasets_threads(dry_run):
     """snest.threads: one-thread Table 1 jobs for the small datasets, the default (2) for
     the others; each job's NUMBA_NUM_THREADS is the threads the scheduler reserved."""
-    proc = snakemake(
-        "results/tables/snest_kl.csv", "--dry-run", "--nolock", "--forceall", "--cores", "2",
-        "--printshellcmds",
-    )  # fmt: skip
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["snest"]
+    config = yaml.safe_load((REPO / DEFAULT_CONFIG).read_text())["snest"]
     found = re.findall(
         r"NUMBA_NUM_THREADS=(\d+) python -m embedlab snest-embed --artifact results/datasets/(\w+)",
-        proc.stdout,
+        dry_run(),
     )
     threads = {dataset: int(t) for t, dataset in found}
     assert set(threads) == set(config["datasets"])
