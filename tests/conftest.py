@@ -91,4 +91,3 @@ def pytest_collection_modifyitems(config, items):
     tests out in this order, so a long test is never the last one left on a worker while
     the other worker idles."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
