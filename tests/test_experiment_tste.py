@@ -110,6 +110,20 @@ def test_claims_verdicts_follow_the_numbers():
     assert list(ko["holds"]) == [False, False, False, False]
 
 
+def test_claims_name_the_methods_a_configuration_did_not_run():
+    """A claim over 'all' or 'other' methods is judged on those run and names the rest; the
+    t-STE-X claim names none."""
+    paper = REPO / "config/paper_values/tste_claims.csv"
+    mnist = _fake_table({"STE-X": 0.35, "t-STE-X": 0.36}, {"STE-X": 0.85, "t-STE-X": 0.66})
+    music = _fake_table({"STE-X": 0.2, "t-STE-X": 0.2}, {"STE-X": 0.6, "t-STE-X": 0.5})
+    claims = tste.claims_table({"mnist_triplets_1k": mnist, "music": music}, paper)
+    lacking = "not run in this configuration: GNMDS-K, GNMDS-X, CKL-K, CKL-X, STE-K"
+    by_claim = dict(zip(claims["claim"], claims["ours"], strict=True))
+    for claim, ours in by_claim.items():
+        assert ours.endswith(lacking) != ("t-STE 2-D 1-NN" in claim), (claim, ours)
+    assert tste.describe_not_run(tste.METHOD_ORDER) == ""
+
+
 def test_a_collapsed_fit_is_flagged_degenerate(tmp_path):
     """Ties count as correct under the authors' error, so one point scores 0: the tied share
     exposes it in the table, its caption, the claims and the figure -- for the fold fits
