@@ -1,0 +1,310 @@
+"""Which cuts of a protocol keep every verdict? A replay of a finished run, fitting nothing.
+
+A full run keeps every fit it chose from: each SNEST run (restart x learning rate) of a Table 1
+cell with its KL and seconds (``results/embeddings/snest/<dataset>/<cell>.npz``), each D-CODE
+test subset's ranks (``results/dcode/rank_<observation>_<a>a_<w>w.json``) and each point of
+Diffeomap's full-set grid with its 1-NN value and seconds (the ``full_set`` rows of
+``results/tables/diffeomap_1nn.csv``). A cut of the protocol keeps a part of those fits; since
+the table's number is the best (or the mean) of the fits kept, the replay recomputes it from
+the run's own values and applies the table's verdict rule to it:
+
+* ``snest restarts <dataset> k``: the first k restarts (seeds) of every cell of the dataset.
+  The runs of one cell compare themselves to the best finished run before them and may stop
+  early (``snest.stopping``); keeping fewer runs can only raise that reference, so a kept run
+  finishes at least as well in a real run of the cut as in the replay: the replayed KL is an
+  upper bound (a "worse" flip found here may be absent from a real run, never the reverse);
+* ``snest grid <method> drop <value>``: one learning rate of a method family left out, on
+  every dataset (same bound);
+* ``dcode subsets k``: the first k test subsets of each size (the mean rank over them; the
+  variance validation runs on the first subsets, so it is unchanged while k >= val_subsets);
+* ``diffeomap full_set <dataset> keep <sigma_rel>``: the full-set grid cut to the listed
+  point(s); the headline is the kept point with the best 1-NN value.
+
+For each cut the script prints the CPU seconds it saves (the dropped fits' wall seconds, times
+their job's CPU / wall from its benchmark file where the run has one), the largest change of
+a published number and every verdict that changes; ``exact`` is yes when no published number
+moves, ``taken`` is yes only when no verdict changes.
+
+    python benchmarks/replay_cuts.py --results results --benchmarks logs/benchmarks
+    python benchmarks/replay_cuts.py --results results --snest-restarts 1 2 3 --dcode-subsets 30 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from embedlab import runs, tables
+
+REPO = Path(__file__).resolve().parents[1]
+PAPER_VALUES = REPO / "config" / "paper_values"
+
+#: each table's verdict rule, as its writer applies it (experiments.snest.kl_table,
+#: experiments.dcode.rank_table, experiments.diffeomap's 1-NN table)
+SNEST_TOL = 0.005
+DCODE_TOL = 1.0
+
+
+def diffeomap_verdict(value: float, paper: float | None, metric: str) -> str:
+    accuracy = metric == "1nn_accuracy"
+    tol = 0.02 if accuracy else 0.1 * (paper or 0)
+    return tables.verdict(value, paper, tol=tol, lower_is_better=not accuracy)
+
+
+@dataclass
+class Cut:
+    """One replayed cut: what it keeps, the CPU it saves, the published numbers it moves."""
+
+    section: str
+    cut: str
+    saved_s: float = 0.0
+    changes: list[tuple[str, float, float, str, str]] = field(default_factory=list)
+
+    def compare(self, item: str, old: float, new: float, old_verdict: str, new_verdict: str):
+        self.changes.append((item, old, new, old_verdict, new_verdict))
+
+    def row(self) -> dict:
+        moved = [abs(n - o) for _, o, n, _, _ in self.changes if np.isfinite(n - o)]
+        flips = [f"{i}: {ov} -> {nv}" for i, _, _, ov, nv in self.changes if ov != nv]
+        return {
+            "section": self.section,
+            "cut": self.cut,
+            "cpu_s_saved": round(self.saved_s, 1),
+            "numbers": len(self.changes),
+            "largest_change": round(max(moved), 4) if moved else 0.0,
+            "verdicts_changed": "; ".join(flips),
+            "exact": "yes" if not moved or max(moved) == 0 else "no",
+            "taken": "no" if flips else "yes",
+        }
+
+
+def cpu_per_wall(benchmarks: Path | None, rule: str, log_stem: str) -> float:
+    """The job's CPU seconds / wall seconds from its Snakemake benchmark file (1.0 without)."""
+    if benchmarks is None:
+        return 1.0
+    path = benchmarks / rule / f"{log_stem}.tsv"
+    if not path.is_file():
+        return 1.0
+    last = pd.read_csv(path, sep="\t").iloc[-1]
+    cpu, wall = pd.to_numeric(last["cpu_time"], errors="coerce"), float(last["s"])
+    return float(cpu) / wall if wall > 0 and np.isfinite(cpu) else 1.0
+
+
+# ---------------------------------------------------------------------------------- SNEST
+
+
+def _snest_paper() -> dict[tuple[str, str], float]:
+    paper = pd.read_csv(PAPER_VALUES / "snest_table1.csv")
+    cells = [
+        f"{m}-{s}-{t}" if m == "snest" else f"{m}-{s}"
+        for m, s, t in zip(paper["method"], paper["n_space"], paper["n_time"], strict=True)
+    ]
+    return dict(zip(zip(paper["dataset"], cells, strict=True), paper["kl"], strict=True))
+
+
+def snest_cells(results: Path) -> list[dict]:
+    """Every SNEST cell of the run: dataset, cell, its runs table (restart = seed - min seed)."""
+    cells = []
+    for path in sorted((results / "embeddings" / "snest").glob("*/*.npz")):
+        data = runs.load_runs(path)
+        table = pd.DataFrame(data["runs"])
+        table["restart"] = table["seed"] - table["seed"].min()
+        meta = data["meta"]
+        cells.append({"dataset": meta["dataset"], "cell": meta["cell"], "runs": table})
+    return cells
+
+
+def _snest_cut(cells, name, keep, benchmarks) -> Cut:
+    """A cut keeping the runs ``keep(cell, runs)`` selects (a boolean Series)."""
+    paper = _snest_paper()
+    cut = Cut("snest", name)
+    for c in cells:
+        table = c["runs"]
+        kept = keep(c, table)
+        if kept.all():
+            continue
+        ratio = cpu_per_wall(benchmarks, "snest_embed", f"snest/{c['dataset']}/{c['cell']}")
+        cut.saved_s += float(table.loc[~kept, "seconds"].sum()) * ratio
+        costs = table["cost"].astype(float)
+        old = float(costs.min())
+        new = float(costs[kept].min()) if costs[kept].notna().any() else np.nan
+        ref = paper.get((c["dataset"], c["cell"]))
+        cut.compare(
+            f"{c['dataset']} {c['cell']} KL",
+            old,
+            new,
+            tables.verdict(old, ref, tol=SNEST_TOL, lower_is_better=True),
+            tables.verdict(new, ref, tol=SNEST_TOL, lower_is_better=True),
+        )
+    return cut
+
+
+def snest_restart_cuts(cells, restarts: Iterable[int], benchmarks) -> list[Cut]:
+    out = []
+    for dataset in sorted({c["dataset"] for c in cells}):
+        for k in restarts:
+            out.append(
+                _snest_cut(
+                    cells,
+                    f"restarts {dataset} {k}",
+                    lambda c, t, d=dataset, k=k: (t["restart"] < k) | (c["dataset"] != d),
+                    benchmarks,
+                )
+            )
+    return out
+
+
+def snest_grid_cuts(cells, benchmarks) -> list[Cut]:
+    """One learning rate of one method family (sne, tsne, snest) left out everywhere."""
+    out = []
+    families = sorted({c["cell"].split("-")[0] for c in cells})
+    for family in families:
+        mine = [c for c in cells if c["cell"].split("-")[0] == family]
+        rates = sorted({float(r) for c in mine for r in c["runs"]["learning_rate"]})
+        for rate in rates if len(rates) > 1 else []:
+            out.append(
+                _snest_cut(
+                    mine,
+                    f"grid {family} drop learning_rate {rate:g}",
+                    lambda c, t, rate=rate: t["learning_rate"].astype(float) != rate,
+                    benchmarks,
+                )
+            )
+    return out
+
+
+# --------------------------------------------------------------------------------- D-CODE
+
+
+def dcode_subset_cuts(results: Path, subsets: Iterable[int], benchmarks) -> list[Cut]:
+    """Table 2's counts rows from the first k subsets of each size; the saving is the
+    subsets' share of the job (subsets cost alike: the same methods on same-sized data)."""
+    paper = pd.read_csv(PAPER_VALUES / "dcode_table2.csv")
+    ref = {
+        (int(a), int(w), m): v
+        for a, w, m, v in paper[["n_authors", "n_words", "method", "median_rank"]].itertuples(
+            index=False
+        )
+    }
+    files = sorted((results / "dcode").glob("rank_*.json"))
+    out = []
+    for k in subsets:
+        cut = Cut("dcode", f"subsets {k}")
+        for path in files:
+            data = json.loads(path.read_text())
+            rows = pd.DataFrame(data["rows"])
+            n = int(rows["subset"].nunique())
+            if k >= n:
+                continue
+            ratio = cpu_per_wall(benchmarks, "dcode_rank", f"dcode/{path.stem}")
+            bench = benchmarks / "dcode_rank" / "dcode" / f"{path.stem}.tsv" if benchmarks else None
+            if bench is not None and bench.is_file():
+                wall = float(pd.read_csv(bench, sep="\t").iloc[-1]["s"])
+                cut.saved_s += wall * ratio * (n - k) / n
+            if data["observation"] != "counts":
+                continue  # the per-token reading has no published number
+            a, w = data["size"]
+            for method, g in rows.groupby("method"):
+                paper_value = ref.get((int(a), int(w), method))
+                if paper_value is None:
+                    continue
+                old = float(g["median_rank"].mean())
+                new = float(g.loc[g["subset"] < k, "median_rank"].mean())
+                cut.compare(
+                    f"{a}a,{w}w {method} median rank",
+                    old,
+                    new,
+                    tables.verdict(old, paper_value, tol=DCODE_TOL, lower_is_better=True),
+                    tables.verdict(new, paper_value, tol=DCODE_TOL, lower_is_better=True),
+                )
+        out.append(cut)
+    return out
+
+
+# ------------------------------------------------------------------------------ Diffeomap
+
+
+def diffeomap_full_set_cuts(results: Path, benchmarks) -> list[Cut]:
+    """Each dataset's full-set grid cut to each single point: the headline is then that
+    point's value instead of the best point's."""
+    table_csv = results / "tables" / "diffeomap_1nn.csv"
+    if not table_csv.is_file():
+        return []
+    df = pd.read_csv(table_csv)
+    full = df[(df["stage"] == "full_set") & (df["method"] == "diffeomap")]
+    paper = pd.read_csv(PAPER_VALUES / "diffeomap_1nn.csv")
+    ref = {(d, m): v for d, m, v in paper[["dataset", "method", "value"]].itertuples(index=False)}
+    out = []
+    for dataset, g in full.groupby("dataset", sort=False):
+        if len(g) < 2:
+            continue
+        metric = g["metric"].iloc[0]
+        best = g["value"].max() if metric == "1nn_accuracy" else g["value"].min()
+        ratio = cpu_per_wall(benchmarks, "diffeomap_full_set", f"diffeomap/{dataset}/full_set")
+        paper_value = ref.get((dataset, "diffeomap"))
+        for index, point in g.iterrows():
+            sigma = json.loads(point["params"])["sigma_rel"]
+            cut = Cut("diffeomap", f"full_set {dataset} keep sigma_rel {sigma:g}")
+            cut.saved_s = float(g.drop(index)["seconds"].sum()) * ratio
+            new = float(point["value"])
+            cut.compare(
+                f"{dataset} diffeomap {metric}",
+                float(best),
+                new,
+                diffeomap_verdict(float(best), paper_value, metric),
+                diffeomap_verdict(new, paper_value, metric),
+            )
+            out.append(cut)
+    return out
+
+
+# ----------------------------------------------------------------------------------- main
+
+
+def replay(
+    results: Path,
+    benchmarks: Path | None,
+    snest_restarts: Iterable[int] = (1, 2, 3),
+    dcode_subsets: Iterable[int] = (30, 60, 90),
+) -> pd.DataFrame:
+    """Every cut this run's files allow, one row each (empty sections are skipped)."""
+    cells = snest_cells(results)
+    cuts = [
+        *snest_restart_cuts(cells, snest_restarts, benchmarks),
+        *snest_grid_cuts(cells, benchmarks),
+        *dcode_subset_cuts(results, dcode_subsets, benchmarks),
+        *diffeomap_full_set_cuts(results, benchmarks),
+    ]
+    rows = [c.row() for c in cuts if c.changes]
+    columns = list(Cut("", "").row())
+    return pd.DataFrame(rows, columns=columns)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--results", type=Path, default=Path("results"))
+    parser.add_argument(
+        "--benchmarks", type=Path, default=None,
+        help="the run's logs/benchmarks (CPU / wall per job; without it wall seconds count)",
+    )
+    parser.add_argument("--snest-restarts", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument("--dcode-subsets", type=int, nargs="+", default=[30, 60, 90])
+    args = parser.parse_args(argv)
+    table = replay(args.results, args.benchmarks, args.snest_restarts, args.dcode_subsets)
+    if table.empty:
+        print(f"{args.results}: no fits to replay (no SNEST runs, D-CODE ranks or full-set grid)")
+        return 1
+    with pd.option_context("display.max_colwidth", 120, "display.width", 200):
+        print(table.to_markdown(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
