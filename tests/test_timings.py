@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
 
-from embedlab import timings
+from embedlab import cli, timings
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 
@@ -66,3 +68,169 @@ def test_a_resumed_run_is_cut_into_parts_run_in_one_go(tmp_path):
     timings.write_timings(folder, tmp_path / "t.csv", tmp_path / "t.md")
     text = (tmp_path / "t.md").read_text()
     assert "## Parts run in one go" in text and "0.07 CPU hours in all" in text
+
+
+# ---- the critical path ------------------------------------------------------------------------
+
+
+def test_the_critical_path_is_the_heaviest_chain_not_the_one_with_most_jobs():
+    """A diamond a -> (b, c) -> d beside a chain of five 5-s jobs: the chain has the most jobs
+    (25 s), the diamond's a -> b -> d the most seconds (3 + 30 + 2)."""
+    durations = {"a": 3.0, "b": 30.0, "c": 1.0, "d": 2.0} | {f"e{i}": 5.0 for i in range(5)}
+    edges = [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")]
+    edges += [(f"e{i}", f"e{i + 1}") for i in range(4)]
+    total, path = timings.critical_path(durations, edges)
+    assert path == ["a", "b", "d"]
+    assert total == 35.0
+    # the heavier branch is not the first one: c outweighs b
+    total, path = timings.critical_path(durations | {"c": 40.0}, edges)
+    assert path == ["a", "c", "d"] and total == 45.0
+
+
+def test_an_unmeasured_job_counts_zero_and_a_cycle_or_unknown_job_fails():
+    total, path = timings.critical_path({"a": 1.0, "b": float("nan"), "c": 2.0}, [("a", "b")])
+    assert (total, path) == (2.0, ["c"])
+    total, path = timings.critical_path({"a": 1.0, "b": float("nan")}, [("a", "b")])
+    assert total == 1.0 and path[0] == "a"
+    with pytest.raises(ValueError, match="cycle"):
+        timings.critical_path({"a": 1.0, "b": 1.0}, [("a", "b"), ("b", "a")])
+    with pytest.raises(ValueError, match="without a duration"):
+        timings.critical_path({"a": 1.0}, [("a", "z")])
+
+
+#: Snakemake 9's ``--dry-run --forceall`` text, cut down: a header, a job table, job blocks (a
+#: localrule target without log or benchmark, a file with a note) and the closing lines
+DRY_RUN = """\
+Building DAG of jobs...
+Job stats:
+job      count
+-----  -------
+a            1
+b            1
+all          1
+total        3
+
+[Fri Nov 27 13:02:52 2026]
+rule a:
+    output: out/a.txt
+    log: logs/a.log
+    jobid: 2
+    benchmark: logs/benchmarks/a/a.tsv
+    reason: Forced execution
+    resources: tmpdir=/tmp
+[Fri Nov 27 13:02:52 2026]
+rule b:
+    input: out/a.txt, resources/raw.txt (retrieve from storage)
+    output: out/b/1.txt, out/b/1.npz
+    log: logs/b/1.log
+    jobid: 1
+    benchmark: logs/benchmarks/b/b/1.tsv
+    reason: Forced execution
+    wildcards: x=1
+    resources: tmpdir=/tmp
+[Fri Nov 27 13:02:52 2026]
+localrule all:
+    input: out/b/1.txt
+    jobid: 0
+    reason: Forced execution
+    resources: tmpdir=/tmp
+Job stats:
+job      count
+-----  -------
+total        3
+This was a dry-run (flag -n). The order of jobs does not reflect the order of execution.
+"""
+
+
+def test_the_dry_runs_jobs_and_their_dependencies_are_parsed():
+    jobs = timings.parse_dry_run(DRY_RUN).set_index("jobid")
+    assert jobs["rule"].to_dict() == {"2": "a", "1": "b", "0": "all"}
+    assert jobs.at["1", "input"] == ["out/a.txt", "resources/raw.txt"]
+    assert jobs.at["1", "output"] == ["out/b/1.txt", "out/b/1.npz"]
+    assert jobs.at["1", "benchmark"] == "logs/benchmarks/b/b/1.tsv"
+    assert pd.isna(jobs.at["0", "benchmark"])
+    # the target `all` (no benchmark) is left out; b waits for a
+    assert timings.job_edges(jobs.reset_index()) == [("2", "1")]
+    assert timings.benchmark_name("logs/benchmarks/b/b/1.tsv", "b") == "b/1"
+    with pytest.raises(ValueError, match="no job in the text"):
+        timings.parse_dry_run("MissingInputException in rule all\n")
+
+
+def test_a_target_rule_between_jobs_passes_their_order_on():
+    text = DRY_RUN.replace("    input: out/a.txt, resources", "    input: out/t.txt, resources")
+    text += "localrule t:\n    input: out/a.txt\n    output: out/t.txt\n    jobid: 3\n"
+    assert timings.job_edges(timings.parse_dry_run(text)) == [("2", "1")]
+
+
+#: a tiny workflow: a -> b -> d and a -> c/{1,2} -> d, e beside them, `all` over d and e
+SNAKEFILE = """\
+rule all:
+    input:
+        "d.txt",
+        "e.txt",
+"""
+STEPS = {  # rule: (inputs, output, wildcard-free benchmark name)
+    "a": ([], "a.txt"),
+    "b": (["a.txt"], "b.txt"),
+    "c": (["a.txt"], "c/{x}.txt"),
+    "d": (["b.txt", "c/1.txt", "c/2.txt"], "d.txt"),
+    "e": ([], "e.txt"),
+}
+
+
+def _tiny_workflow(folder):
+    text = SNAKEFILE
+    for rule, (inputs, output) in STEPS.items():
+        name = output.removesuffix(".txt")
+        text += f"\n\nrule {rule}:\n"
+        text += "    input:\n" + "".join(f'        "{f}",\n' for f in inputs) if inputs else ""
+        text += f'    output:\n        "{output}",\n    log:\n        "logs/{name}.log",\n'
+        text += f'    benchmark:\n        "logs/benchmarks/{rule}/{name}.tsv"\n'
+        text += '    shell:\n        "touch {output} {log}"\n'
+    (folder / "Snakefile").write_text(text)
+
+
+def test_the_critical_path_of_a_run_from_snakemakes_own_dry_run(tmp_path, monkeypatch):
+    """Snakemake itself gives the dry run of a tiny workflow; the benchmark files are made by
+    hand: a -> c/1 -> d (1 + 10 + 1 s) outweighs a -> b -> d and c/2; e was not run."""
+    _tiny_workflow(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--dry-run", "--forceall", "--cores", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    dry_run = tmp_path / "dry_run.txt"
+    dry_run.write_text(proc.stdout + proc.stderr)
+    jobs = timings.parse_dry_run(dry_run.read_text())
+    assert sorted(jobs["rule"]) == ["a", "all", "b", "c", "c", "d", "e"]
+    folder = tmp_path / "logs" / "benchmarks"
+    for rule, name, wall in [("a", "a", 1), ("b", "b", 2), ("c", "c/1", 10), ("c", "c/2", 3),
+                             ("d", "d", 1)]:  # fmt: skip
+        _bench(folder, rule, name, wall, wall, 10.0, end=1000)
+    monkeypatch.chdir(tmp_path)
+    table = tmp_path / "results" / "timings"
+    argv = ["timings", "--benchmarks", str(folder), "--csv", f"{table}.csv", "--md", f"{table}.md"]
+    argv += ["--dry-run", str(dry_run), "--critical-path-csv", str(tmp_path / "path.csv")]
+    assert cli.main(argv) == 0
+    path = pd.read_csv(tmp_path / "path.csv")
+    assert path[["rule", "job"]].values.tolist() == [["a", "a"], ["c", "c/1"], ["d", "d"]]
+    assert path["cumulative_s"].tolist() == [1.0, 11.0, 12.0]
+    text = (tmp_path / "results" / "timings.md").read_text()
+    assert "## Critical path" in text and "**12.0 s (0.2 min)**, 3 of the DAG's 6 jobs" in text
+    assert "**1 of the DAG's jobs without a benchmark file**" in text
+    assert "0 of them on the path" in text
+    assert "e: e" in text
+
+
+def test_without_a_dry_run_the_table_says_how_to_get_the_critical_path(tmp_path):
+    folder = tmp_path / "benchmarks"
+    _bench(folder, "snest_embed", "a", 100.0, 100.0, 1.0, end=1100)
+    timings.write_timings(folder, tmp_path / "t.csv", tmp_path / "t.md")
+    assert "## Critical path\n\nNot computed here: `make timings" in (tmp_path / "t.md").read_text()
+
+
+def test_a_dry_run_of_another_configuration_fails(tmp_path):
+    with pytest.raises(ValueError, match="none of the 2 jobs"):
+        timings.run_critical_path(DRY_RUN, root=tmp_path)

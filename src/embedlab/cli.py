@@ -46,7 +46,7 @@ def _verb(argv: list[str]) -> str | None:
 def _cmd_timings(args: argparse.Namespace) -> None:
     from embedlab import timings
 
-    timings.write_timings(args.benchmarks, args.csv, args.md)
+    timings.write_timings(args.benchmarks, args.csv, args.md, args.dry_run, args.critical_path_csv)
 
 
 def _env_mirrors() -> list[str]:
@@ -261,6 +261,12 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--benchmarks", required=True, help="logs/benchmarks")
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
+    p.add_argument(
+        "--dry-run",
+        help="Snakemake's `--dry-run --forceall` output for the run's config files, its paths "
+        "relative to this directory: adds the run's critical path (`make timings` makes it)",
+    )
+    p.add_argument("--critical-path-csv", help="with --dry-run: the critical path's jobs, as CSV")
     p.set_defaults(func=_cmd_timings)
 
     p = sub.add_parser("check-report", help="render the HTML report in headless Chromium")

@@ -10,10 +10,20 @@ A run resumed over several sittings (a long reproduction, target by target) has 
 between them: :func:`parts_run_in_one_go` splits the jobs where no job ran for ``gap_s``
 seconds and gives each part its span and its average number of jobs running (serial wall
 seconds / span), so that "both cores busy" can be read per part.
+
+The run's critical path (:func:`run_critical_path`) is the longest chain of dependent jobs,
+each weighted by its benchmark's wall seconds: the least wall time that more cores could reach.
+The dependencies are Snakemake's, read from its dry run of the run's config files
+(:func:`parse_dry_run`, which says why that output); :func:`critical_path` is the computation
+alone, on any job durations and (before, after) pairs.
 """
 
 from __future__ import annotations
 
+import graphlib
+import math
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -40,26 +50,28 @@ def paper_of(rule: str) -> str:
     return PAPERS.get(prefix, OTHER)
 
 
+def read_benchmark(path: str | Path) -> dict:
+    """One job's benchmark file (its last line, the last repeat): wall and CPU seconds, max RSS
+    (MB) and its end, the file's time."""
+    data = pd.read_csv(path, sep="\t")
+    if data.empty or not {"s", "cpu_time", "max_rss"} <= set(data.columns):
+        raise ValueError(f"{path}: not a Snakemake benchmark file (columns {list(data)})")
+    last = data.iloc[-1]
+    return {
+        "wall_s": float(last["s"]),
+        "cpu_s": float(pd.to_numeric(last["cpu_time"], errors="coerce")),
+        "max_rss_mb": float(pd.to_numeric(last["max_rss"], errors="coerce")),
+        "end": Path(path).stat().st_mtime,
+    }
+
+
 def read_benchmarks(folder: str | Path) -> pd.DataFrame:
     """One row per benchmark file: rule, paper, wall and CPU seconds, max RSS, end time."""
     folder = Path(folder)
     rows = []
     for path in sorted(folder.rglob("*.tsv")):
         rule = path.relative_to(folder).parts[0]
-        data = pd.read_csv(path, sep="\t")
-        if data.empty or not {"s", "cpu_time", "max_rss"} <= set(data.columns):
-            raise ValueError(f"{path}: not a Snakemake benchmark file (columns {list(data)})")
-        last = data.iloc[-1]
-        rows.append(
-            {
-                "rule": rule,
-                "paper": paper_of(rule),
-                "wall_s": float(last["s"]),
-                "cpu_s": float(pd.to_numeric(last["cpu_time"], errors="coerce")),
-                "max_rss_mb": float(pd.to_numeric(last["max_rss"], errors="coerce")),
-                "end": path.stat().st_mtime,
-            }
-        )
+        rows.append({"rule": rule, "paper": paper_of(rule), **read_benchmark(path)})
     if not rows:
         raise ValueError(f"{folder}: no benchmark files (run the workflow first)")
     return pd.DataFrame(rows)
@@ -150,9 +162,207 @@ def parts_run_in_one_go(jobs: pd.DataFrame, gap_s: float = PART_GAP_S) -> pd.Dat
     return parts[columns].reset_index(drop=True)
 
 
-def write_timings(folder: str | Path, csv: str | Path, md: str | Path) -> pd.DataFrame:
-    """The per-rule table (csv and md) with, in the md, the run's parts run in one go and its
-    total CPU hours."""
+#: a job block of Snakemake's dry run: its first line (``rule name:``, ``localrule name:``)
+_JOB = re.compile(r"^(?:local)?(?:rule|checkpoint) (\w+):$")
+#: the lines of a job block that the job graph needs (``    key: value``)
+_FIELD = re.compile(r"^    (jobid|input|output|log|benchmark): (.*)$")
+#: the ", " between two files of a list; a file's note, "path (pipe, send to storage)", is one
+_BETWEEN_FILES = re.compile(r", (?![^()]*\))")
+_FILE_NOTE = re.compile(r" \([^()]*\)$")
+
+
+def parse_dry_run(text: str) -> pd.DataFrame:
+    """The jobs of Snakemake's ``--dry-run --forceall`` output: one row per job with its
+    ``jobid``, ``rule``, ``input``, ``output`` and ``log`` (lists of paths) and ``benchmark``
+    (a path; NA for a rule without one: the target rules, which run nothing).
+
+    Why the dry run: it is the one output of Snakemake 9 that gives, per job of the DAG of the
+    config files and targets it is given, both its files (hence its dependencies: a job waits
+    for the jobs whose outputs are its inputs) and its benchmark file, from the DAG itself.
+    ``--forceall`` lists every job, not only those left to run. ``--detailed-summary`` names no
+    benchmark file, and its log and input columns come from the metadata a job records when it
+    runs ("-" for a job without); ``--d3dag`` names no file and leaves out the dependencies on
+    finished jobs; ``--dag`` labels a job with only some of its wildcards. The dry run's text
+    is meant for people, so this parser is strict: only the blocks' ``    key: value`` lines
+    are read, and a text with no job block raises ValueError (e.g. ``--quiet rules``, or a
+    Snakemake error instead of a dry run)."""
+    jobs, job = [], None
+    for line in text.splitlines():
+        if match := _JOB.match(line):
+            job = {"rule": match[1], "input": [], "output": [], "log": [], "benchmark": None}
+            jobs.append(job)
+        elif job is not None and (match := _FIELD.match(line)):
+            key, value = match[1], match[2].strip()
+            if key == "jobid":
+                job[key] = value
+            elif key == "benchmark":
+                job[key] = _FILE_NOTE.sub("", value)
+            else:
+                job[key] = [_FILE_NOTE.sub("", f) for f in _BETWEEN_FILES.split(value) if f]
+        elif not line.startswith("    "):
+            job = None
+    if not jobs:
+        raise ValueError(
+            "no job in the text: expected Snakemake's --dry-run --forceall output (without "
+            "--quiet rules); it starts: " + repr(text[:300])
+        )
+    missing_id = [j["rule"] for j in jobs if "jobid" not in j]
+    if missing_id:
+        raise ValueError(f"a job block without its jobid line (rules {missing_id[:5]})")
+    return pd.DataFrame(jobs, columns=["jobid", "rule", "input", "output", "log", "benchmark"])
+
+
+def job_edges(jobs: pd.DataFrame) -> list[tuple[str, str]]:
+    """(before, after) jobids of :func:`parse_dry_run`'s jobs: ``after`` reads an output of
+    ``before``. A job without a benchmark (a target rule) is left out and its waits passed on:
+    each job before it comes before each job after it."""
+    made_by = {f: job.jobid for job in jobs.itertuples() for f in job.output}
+    waits = {
+        job.jobid: {made_by[f] for f in job.input if f in made_by} for job in jobs.itertuples()
+    }
+    for gone in jobs.loc[jobs["benchmark"].isna(), "jobid"]:
+        before = waits.pop(gone)
+        for job_waits in waits.values():
+            if gone in job_waits:
+                job_waits.discard(gone)
+                job_waits.update(before)
+    return sorted((before, after) for after, befores in waits.items() for before in befores)
+
+
+def critical_path(
+    durations: Mapping[str, float], edges: Iterable[tuple[str, str]]
+) -> tuple[float, list[str]]:
+    """(seconds, jobs): the longest chain of dependent jobs, weighted by each job's seconds in
+    ``durations`` (NaN: not measured, counts 0 s), and its jobs first to last. ``edges`` are
+    (before, after) pairs of jobs of ``durations``: ``after`` starts when ``before`` ends. No
+    schedule on any number of cores ends sooner. Ties go to the job first in sorted order.
+    Raises ValueError on an edge naming a job without a duration, and on a cycle."""
+    waits: dict[str, set[str]] = {job: set() for job in durations}
+    for before, after in edges:
+        if before not in waits or after not in waits:
+            raise ValueError(f"edge {before!r} -> {after!r}: a job without a duration")
+        waits[after].add(before)
+    try:
+        order = list(graphlib.TopologicalSorter(waits).static_order())
+    except graphlib.CycleError as exc:
+        raise ValueError(f"the jobs' dependencies have a cycle: {exc.args[1]}") from None
+    longest: dict[str, float] = {}  # job -> the longest chain ending with it, in seconds
+    previous: dict[str, str | None] = {}
+    for job in order:
+        before = max(sorted(waits[job]), key=longest.__getitem__, default=None)
+        seconds = float(durations[job])
+        longest[job] = (0.0 if math.isnan(seconds) else seconds) + (
+            longest[before] if before is not None else 0.0
+        )
+        previous[job] = before
+    last = max(sorted(longest), key=longest.__getitem__, default=None)
+    path = []
+    while last is not None:
+        path.append(last)
+        last = previous[last]
+    return (longest[path[0]] if path else 0.0), path[::-1]
+
+
+def benchmark_name(benchmark: str, rule: str) -> str:
+    """A job's name in the timings: its benchmark path after ``<rule>/``, without ``.tsv``
+    (``logs/benchmarks/snest_embed/snest/school/sne-2.tsv`` -> ``snest/school/sne-2``); the
+    whole path, without ``.tsv``, where it has no ``<rule>/`` folder."""
+    parts = Path(benchmark).with_suffix("").parts
+    return "/".join(parts[parts.index(rule) + 1 :] if rule in parts else parts)
+
+
+def run_critical_path(dry_run: str, root: str | Path = ".") -> tuple[pd.DataFrame, dict]:
+    """The critical path of the last run of the DAG in ``dry_run`` (Snakemake's ``--dry-run
+    --forceall`` text, :func:`parse_dry_run`), each job weighted by the wall seconds of its
+    benchmark file (paths relative to ``root``, the workflow's directory).
+
+    Returns (the path's jobs in order: ``step``, ``rule``, ``job``, ``wall_s``,
+    ``cumulative_s``; a record: ``total_s``, ``jobs`` (of the DAG, with a benchmark),
+    ``missing`` (the names of those without a benchmark file: not run, or their file deleted;
+    they count 0 s, so the path is then a lower bound), ``missing_on_path``). No benchmark file
+    at all raises ValueError: the DAG is not the one that ran."""
+    jobs = parse_dry_run(dry_run)
+    edges = job_edges(jobs)
+    timed = jobs[jobs["benchmark"].notna()].set_index("jobid")
+    wall, names = {}, {}
+    for job, rule, benchmark in zip(timed.index, timed["rule"], timed["benchmark"], strict=True):
+        found = Path(root, benchmark)
+        wall[job] = read_benchmark(found)["wall_s"] if found.is_file() else math.nan
+        names[job] = benchmark_name(benchmark, rule)
+    missing = sorted(
+        f"{timed.at[job, 'rule']}: {names[job]}" for job, s in wall.items() if math.isnan(s)
+    )
+    if len(missing) == len(wall):
+        raise ValueError(
+            f"none of the {len(wall)} jobs of the dry run has its benchmark file under {root} "
+            "(another configuration, or not run yet)"
+        )
+    total, path = critical_path(wall, edges)
+    table = pd.DataFrame(
+        {
+            "step": range(1, len(path) + 1),
+            "rule": [timed.at[job, "rule"] for job in path],
+            "job": [names[job] for job in path],
+            "wall_s": [round(wall[job], 1) for job in path],
+        }
+    )
+    table["cumulative_s"] = table["wall_s"].fillna(0.0).cumsum().round(1)
+    record = {
+        "total_s": round(total, 1),
+        "jobs": len(wall),
+        "missing": missing,
+        "missing_on_path": int(table["wall_s"].isna().sum()),
+    }
+    return table, record
+
+
+#: the critical path's columns: all depend on the measured times (which jobs form the longest
+#: chain does too), none is a result to compare between runs
+CRITICAL_PATH_MEASURED = ["step", "rule", "job", "wall_s", "cumulative_s"]
+
+
+def critical_path_markdown(table: pd.DataFrame, record: dict) -> str:
+    """The Markdown section of the critical path (:func:`run_critical_path`)."""
+    total = record["total_s"]
+    text = (
+        f"## Critical path\n\nThe longest chain of dependent jobs, by each job's measured wall "
+        f"time: **{total} s ({total / 60:.1f} min)**, {len(table)} of the DAG's {record['jobs']} "
+        "jobs. No number of cores runs the DAG in less wall time (with each job as fast as "
+        "measured); the dependencies are Snakemake's, from its dry run of the configuration.\n\n"
+    )
+    missing = record["missing"]
+    if missing:
+        shown = "; ".join(missing[:5]) + ("; ..." if len(missing) > 5 else "")
+        text += (
+            f"**{len(missing)} of the DAG's jobs without a benchmark file** (not run, or their "
+            f"file deleted), {record['missing_on_path']} of them on the path; each counts 0 s, "
+            f"so the critical path may be longer: {shown}\n\n"
+        )
+    shown = table.astype(object).where(table.notna(), "missing")
+    return text + shown.to_markdown(index=False, floatfmt="g") + "\n"
+
+
+#: the section of a timings table written without a dry run (the workflow's own timings job)
+NO_CRITICAL_PATH = (
+    '## Critical path\n\nNot computed here: `make timings CONFIG="<the run\'s config files>"` '
+    "adds it (it asks Snakemake for the jobs' dependencies, from a dry run of those config "
+    "files; a job of the run does not know the run's config files, targets and --config "
+    "values, and its own benchmark is written after it ends).\n"
+)
+
+
+def write_timings(
+    folder: str | Path,
+    csv: str | Path,
+    md: str | Path,
+    dry_run: str | Path | None = None,
+    critical_path_csv: str | Path | None = None,
+) -> pd.DataFrame:
+    """The per-rule table (csv and md) with, in the md, the run's parts run in one go, its
+    total CPU hours and its critical path (:func:`run_critical_path` of the file ``dry_run``,
+    Snakemake's ``--dry-run --forceall`` output for the run's config files, whose paths are
+    relative to the working directory; without it, a line saying how to get it). The critical
+    path's jobs go to ``critical_path_csv`` when given."""
     jobs = read_benchmarks(folder)
     table, run = timings_table(jobs)
     title = (
@@ -170,5 +380,12 @@ def write_timings(folder: str | Path, csv: str | Path, md: str | Path) -> pd.Dat
         + parts.to_markdown(index=False)
         + "\n"
     )
+    if dry_run is None:
+        after += "\n" + NO_CRITICAL_PATH
+    else:
+        path, record = run_critical_path(Path(dry_run).read_text())
+        after += "\n" + critical_path_markdown(path, record)
+        if critical_path_csv is not None:
+            tables.write_csv(path, critical_path_csv, measured=CRITICAL_PATH_MEASURED)
     tables.write_table(table, csv, md, measured=MEASURED, title=title, after=after)
     return table
