@@ -74,6 +74,16 @@ diffeomap_settings = lambda stage, dataset=None: (
     + f" --formulation {DIFFEOMAP['formulation']}"
 )
 diffeomap_threads = lambda wc: DIFFEOMAP["datasets"][wc.dataset]["threads"]
+# the inputs of a full-set job: the stage-1 grid's file only where it reads that grid's
+# best point, so a dataset with its own full-set grid does not wait on stage 1
+diffeomap_full_set_inputs = lambda wc: {
+    "data": artifact(wc.dataset),
+    **(
+        {}
+        if wc.dataset in DIFFEOMAP["full_set"]["grids"]
+        else {"grid": f"results/embeddings/diffeomap/{wc.dataset}/grid.npz"}
+    ),
+}
 # the (sigma_rel, lam) points of a full-set job: its own grid (diffeomap.full_set.grids), or
 # the stage-1 grid's best point
 diffeomap_full_set_points = lambda wc, input: (
@@ -120,8 +130,7 @@ rule diffeomap_full_set:
     """The headline: the exact method (every point a basis function) at the stage-1 grid's
     best point, or at each point of diffeomap.full_set.grids[dataset]."""
     input:
-        data=lambda wc: artifact(wc.dataset),
-        grid="results/embeddings/diffeomap/{dataset}/grid.npz",
+        unpack(diffeomap_full_set_inputs),
     output:
         "results/embeddings/diffeomap/{dataset}/full_set.npz",
     log:
