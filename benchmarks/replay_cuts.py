@@ -14,7 +14,8 @@ the run's own values and applies the table's verdict rule to it:
   finishes at least as well in a real run of the cut as in the replay: the replayed KL is an
   upper bound (a "worse" flip found here may be absent from a real run, never the reverse);
 * ``snest grid <method> drop <value>``: one learning rate of a method family left out, on
-  every dataset (same bound);
+  every dataset (same bound); from a run's Table 1 alone (``--config``: its grids), the
+  rates of a (dataset, method family) that win no cell, which moves no number;
 * ``dcode subsets k``: the first k test subsets of each size (the mean rank over them; the
   variance validation runs on the first subsets, so it is unchanged while k >= val_subsets);
 * ``diffeomap full_set <dataset> keep <sigma_rel>``: the full-set grid cut to the listed
@@ -27,6 +28,8 @@ moves, ``taken`` is yes only when no verdict changes.
 
     python benchmarks/replay_cuts.py --results results --benchmarks logs/benchmarks
     python benchmarks/replay_cuts.py --results results --snest-restarts 1 2 3 --dcode-subsets 30 60
+    python benchmarks/replay_cuts.py --results docs/templates/kept/run_838a29c \\
+        --config config/config.yaml
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 
 from embedlab import runs, tables
 
@@ -66,6 +70,8 @@ class Cut:
     cut: str
     saved_s: float = 0.0
     changes: list[tuple[str, float, float, str, str]] = field(default_factory=list)
+    #: where the saving comes from: each dropped fit's own seconds, or an estimate
+    basis: str = "the dropped fits' seconds"
 
     def compare(self, item: str, old: float, new: float, old_verdict: str, new_verdict: str):
         self.changes.append((item, old, new, old_verdict, new_verdict))
@@ -77,6 +83,7 @@ class Cut:
             "section": self.section,
             "cut": self.cut,
             "cpu_s_saved": round(self.saved_s, 1),
+            "saving_from": self.basis,
             "numbers": len(self.changes),
             "largest_change": round(max(moved), 4) if moved else 0.0,
             "verdicts_changed": "; ".join(flips),
@@ -180,6 +187,49 @@ def snest_grid_cuts(cells, benchmarks) -> list[Cut]:
     return out
 
 
+def snest_winner_cuts(results: Path, config: dict) -> list[Cut]:
+    """Without the runs files, from the run's Table 1 (``tables/snest_kl.csv``: each cell's
+    winning learning rate and seconds per run) and the ``snest`` section of its config: per
+    (dataset, method family) of more than one rate, the rates that win no cell dropped. The
+    cells keep their best run, so no number moves (the best run's reference can only rise, and
+    it finished below it); the saving is the dropped runs at the cell's seconds per run."""
+    table_csv = results / "tables" / "snest_kl.csv"
+    if not table_csv.is_file() or not config:
+        return []
+    table = pd.read_csv(table_csv)
+    out = []
+    for (dataset, family), g in table.groupby(
+        [table["dataset"], table["cell"].str.split("-").str[0]], sort=True
+    ):
+        rates = snest_rates(config, dataset, family)
+        won = {json.loads(p).get("learning_rate") for p in g["best_params"]}
+        dropped = [r for r in rates if r not in won]
+        if len(rates) < 2 or not dropped:
+            continue
+        restarts = per_dataset(config["restarts"], dataset)
+        cut = Cut("snest", f"grid {dataset} {family} keep learning_rate {sorted(won)}",
+                  basis="the cells' mean seconds per run")  # fmt: skip
+        cut.saved_s = float(g["seconds_per_run"].sum()) * len(dropped) * restarts
+        for row in g.itertuples():
+            cut.compare(f"{dataset} {row.cell} KL", row.kl, row.kl, row.verdict, row.verdict)
+        out.append(cut)
+    return out
+
+
+def per_dataset(values: dict, dataset: str):
+    return values[dataset] if dataset in values else values["default"]
+
+
+def snest_rates(config: dict, dataset: str, family: str) -> list[float]:
+    """The learning rates of a (dataset, method family), as the workflow resolves them
+    (snest_grid in workflow/rules/snest_helpers.smk)."""
+    override = config.get("grid_by_dataset", {}).get(dataset, {})
+    for candidates, key in ((override, family), (override, "default"), (config["grid"], family)):
+        if key in candidates:
+            return [float(r) for r in candidates[key]["learning_rate"]]
+    return [float(r) for r in config["grid"]["default"]["learning_rate"]]
+
+
 # --------------------------------------------------------------------------------- D-CODE
 
 
@@ -208,6 +258,7 @@ def dcode_subset_cuts(results: Path, subsets: Iterable[int], benchmarks) -> list
             if bench is not None and bench.is_file():
                 wall = float(pd.read_csv(bench, sep="\t").iloc[-1]["s"])
                 cut.saved_s += wall * ratio * (n - k) / n
+                cut.basis = "the job's share of the subsets"
             if data["observation"] != "counts":
                 continue  # the per-token reading has no published number
             a, w = data["size"]
@@ -273,12 +324,15 @@ def replay(
     benchmarks: Path | None,
     snest_restarts: Iterable[int] = (1, 2, 3),
     dcode_subsets: Iterable[int] = (30, 60, 90),
+    snest_config: dict | None = None,
 ) -> pd.DataFrame:
-    """Every cut this run's files allow, one row each (empty sections are skipped)."""
+    """Every cut this run's files allow, one row each (empty sections are skipped); SNEST's
+    from its runs files, else (``snest_config`` given) from its Table 1 alone."""
     cells = snest_cells(results)
     cuts = [
         *snest_restart_cuts(cells, snest_restarts, benchmarks),
         *snest_grid_cuts(cells, benchmarks),
+        *([] if cells else snest_winner_cuts(results, snest_config or {})),
         *dcode_subset_cuts(results, dcode_subsets, benchmarks),
         *diffeomap_full_set_cuts(results, benchmarks),
     ]
@@ -296,8 +350,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--snest-restarts", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--dcode-subsets", type=int, nargs="+", default=[30, 60, 90])
+    parser.add_argument(
+        "--config", type=Path, default=None,
+        help="the run's config file: SNEST's grid and restarts, for a run whose Table 1 is "
+        "kept without its runs files",
+    )
     args = parser.parse_args(argv)
-    table = replay(args.results, args.benchmarks, args.snest_restarts, args.dcode_subsets)
+    snest_config = yaml.safe_load(args.config.read_text())["snest"] if args.config else None
+    table = replay(
+        args.results, args.benchmarks, args.snest_restarts, args.dcode_subsets, snest_config
+    )
     if table.empty:
         print(f"{args.results}: no fits to replay (no SNEST runs, D-CODE ranks or full-set grid)")
         return 1

@@ -70,3 +70,26 @@ def test_cuts_replay_reads_a_synthetic_run(tmp_path):
     keep_wide = by_cut.loc["full_set vowel keep sigma_rel 0.2"]
     assert keep_wide["largest_change"] == 250 and keep_wide["taken"] == "no"
     assert "taken" in run_script("replay_cuts.py", "--results", str(tmp_path))
+
+
+def test_a_kept_table_one_replays_the_rates_that_win_no_cell(tmp_path):
+    """From Table 1 alone: the rates of a (dataset, family) that win no cell are dropped at the
+    cells' mean seconds per run; a family whose every rate wins a cell has no cut."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import replay_cuts
+    finally:
+        sys.path.remove(str(BENCH))
+    (tmp_path / "tables").mkdir()
+    best = [json.dumps({"learning_rate": r}) for r in (100.0, 100.0, 10.0, 500.0)]
+    pd.DataFrame({"dataset": "nips17", "cell": ["sne-2", "sne-3", "tsne-2", "tsne-3"],
+                  "kl": [1.9, 0.9, 0.9, 0.8], "verdict": "matched", "best_params": best,
+                  "seconds_per_run": [4.0, 6.0, 5.0, 8.0]}).to_csv(
+        tmp_path / "tables" / "snest_kl.csv", index=False)  # fmt: skip
+    config = {"restarts": {"default": 5}, "grid": {"default": {"learning_rate": [10.0, 500.0]},
+              "sne": {"learning_rate": [1.0, 10.0, 100.0]}}, "grid_by_dataset": {}}  # fmt: skip
+    table = replay_cuts.replay(tmp_path, None, snest_config=config).set_index("cut")
+    assert list(table.index) == ["grid nips17 sne keep learning_rate [100.0]"]
+    row = table.iloc[0]
+    assert row["cpu_s_saved"] == pytest.approx((4.0 + 6.0) * 2 * 5)
+    assert row["exact"] == "yes" and row["taken"] == "yes"
