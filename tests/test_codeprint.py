@@ -228,11 +228,11 @@ def test_a_function_edit_reaches_only_the_verbs_that_call_it(tmp_path):
     _edit_function(src / "embedlab" / "tables.py", "left_out_note")
     changed = changed_verbs(SRC, src)
     assert {"snest-table", "ee-table", "diffeomap-table", "tste-claims"} <= changed
-    assert not changed & (FIT_VERBS | {"build", "fetch", "dcode-rank", "tste-evaluate"})
+    assert not changed & (FIT_VERBS | {"build", "fetch", "dcode-rank", "tste-part"})
     src = copy_src(tmp_path / "again")
     _edit_function(src / "embedlab" / "tables.py", "write_csv")
     changed = changed_verbs(SRC, src)
-    assert {"summarize-datasets", "timings", "tste-evaluate", "ee-sweep"} <= changed
+    assert {"summarize-datasets", "timings", "tste-part", "ee-sweep"} <= changed
     assert "build" not in changed and "fetch" not in changed
 
 

@@ -228,6 +228,64 @@ def test_folds_used_evaluates_the_first_folds_of_the_same_split(planted, metrics
         tste.evaluate_method(planted, "t-STE-X", [2], 2, seed=0, max_iter=10, folds_used=3)
 
 
+@pytest.mark.parametrize(
+    "method, grid, folds_used",
+    [
+        ("GNMDS-K", {"lam": [0.0, 0.1, 1.0]}, None),
+        ("CKL-X", {"mu": [0.01, 0.1]}, 1),
+        ("t-STE-X", {}, 1),
+    ],
+)
+def test_paper_text_jobs_write_the_one_call_csv(planted, tmp_path, method, grid, folds_used):
+    """The workflow's jobs (one per validated grid value, one per fold used, the merge) write
+    evaluate_method's metrics CSV cell for cell but the measured seconds; the K form's
+    dimensions choose different values (one kernel fit per value and fold)."""
+    from embedlab import tables
+    from embedlab.cli import main
+
+    solver = {"solver": "accelerated", "precision": "float32", "tol": 1e-7}
+    common = ["--artifact", str(planted), "--method", method, "--dims", "2", "3", "5",
+              "--folds", "2", "--seed", "0", "--max-iter", "60", "--max-triplets", "1200",
+              "--kform-solver", json.dumps(solver)]  # fmt: skip
+    search = []
+    for name, values in grid.items():
+        for k, value in enumerate(values):
+            search.append(str(tmp_path / f"search{k}.npz"))
+            argv = ["tste-search", *common, "--name", name, "--value", json.dumps(value)]
+            assert main([*argv, "--out", search[-1]]) == 0
+    parts = []
+    for k in range(folds_used or 2):
+        parts.append(str(tmp_path / f"fold{k}.csv"))
+        argv = ["tste-part", *common, "--part", f"fold{k}", "--search", *search]
+        assert main([*argv, "--out", parts[-1]]) == 0
+    assert main(["tste-authors-merge", "--out", str(tmp_path / "jobs.csv"), *parts]) == 0
+    one = tste.evaluate_method(
+        planted, method, [2, 3, 5], 2, grid, seed=0, max_iter=60, max_triplets=1200,
+        folds_used=folds_used, kform_solver=solver,
+    )  # fmt: skip
+    tables.write_csv(one, tmp_path / "one.csv", measured=["seconds"])
+
+    def cells(name):  # every cell as written, but the measured seconds
+        df = pd.read_csv(tmp_path / name, dtype=str, keep_default_na=False)
+        return df.drop(columns="seconds")
+
+    pd.testing.assert_frame_equal(cells("jobs.csv"), cells("one.csv"), check_exact=True)
+    assert len(one) == 3 * (folds_used or 2)
+    if method == "GNMDS-K":
+        assert one["params"].nunique() > 1
+
+
+def test_validation_chooses_the_first_lowest_value_per_dimension():
+    best, errors = tste.choose_per_dimension(
+        [0.0, 0.1, 1.0], [{2: 0.3, 4: 0.2}, {2: 0.1, 4: 0.2}, {2: 0.1, 4: 0.25}]
+    )
+    assert best == {2: 0.1, 4: 0.0} and errors == {2: [0.3, 0.1, 0.1], 4: [0.2, 0.2, 0.25]}
+    chosen = tste.Validation.choose("lam", [0.0, 0.1], [{2: 0.3}, {2: 0.1}]).chosen
+    assert chosen == {2: {"lam": 0.1}}
+    with pytest.raises(ValueError, match="different dims"):
+        tste.choose_per_dimension([0.0, 0.1], [{2: 0.3}, {4: 0.1}])
+
+
 # --------------------------------------------------------------------------------------
 # the authors' released protocol
 

@@ -210,32 +210,38 @@ def _folds(folds_used: dict, dataset: str, method: str, n_folds: int) -> int:
 def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path):
     """tste.folds_used limits the configured (dataset, method) jobs only: the default config
     evaluates the first 5 MNIST folds (every method) and every music fold, a per-method entry
-    replaces the dataset's number, and config/paper.yaml restores all 10 folds."""
+    replaces the dataset's number, and config/paper.yaml restores all 10 folds. Each fold is
+    a job (tste-part) after one validation job per grid value (tste-search), and the merge
+    reads exactly the folds used."""
     targets = [f"results/metrics/tste/{d}/STE-K.csv" for d in ("mnist_triplets_1k", "music")]
+    grid = yaml.safe_load((REPO / DEFAULT_CONFIG).read_text())["tste"]["grids"]["STE-K"]
 
-    def commands(*extra):
+    def folds(*extra):
         proc = snakemake(
             *targets, "--dry-run", "--nolock", "--forceall", "--printshellcmds", *extra
         )
-        lines = [line for line in proc.stdout.splitlines() if "tste-evaluate" in line]
-        return {
-            d: [c for c in lines if f"datasets/{d} " in c] for d in ("mnist_triplets_1k", "music")
-        }
+        lines = proc.stdout.splitlines()
+        out = {}
+        for d in ("mnist_triplets_1k", "music"):
+            parts = [c for c in lines if "tste-part" in c and f"datasets/{d} " in c]
+            search = [c for c in lines if "tste-search" in c and f"datasets/{d} " in c]
+            (merge,) = [c for c in lines if f"merge --out results/metrics/tste/{d}/STE-K" in c]
+            assert len(search) == len(next(iter(grid.values())))
+            files = [f"results/metrics/tste/{d}/STE-K/search/{k}.npz" for k in range(len(search))]
+            assert all(f"--search {' '.join(files)} " in c for c in parts)
+            assert merge.count("/fold") == len(parts)
+            out[d] = sorted(int(re.search(r"--part fold(\d+)", c).group(1)) for c in parts)
+        return out
 
-    default = commands()
-    assert len(default["mnist_triplets_1k"]) == 1 and len(default["music"]) == 1
-    assert "--folds-used 5" in default["mnist_triplets_1k"][0]
-    assert "--folds-used" not in default["music"][0]
-    paper = commands("--configfile", "config/config.yaml", "config/paper.yaml")
-    assert "--folds-used 10" in paper["mnist_triplets_1k"][0]
+    assert folds() == {"mnist_triplets_1k": list(range(5)), "music": list(range(10))}
+    paper = folds("--configfile", "config/config.yaml", "config/paper.yaml")
+    assert paper == {"mnist_triplets_1k": list(range(10)), "music": list(range(10))}
     override = tmp_path / "folds.yaml"
     override.write_text(
         yaml.safe_dump({"tste": {"folds_used": {"mnist_triplets_1k": {"STE-K": 3}}}})
     )
-    limited = commands("--configfile", "config/config.yaml", str(override))
-    assert len(limited["mnist_triplets_1k"]) == 1 and len(limited["music"]) == 1
-    assert "--folds-used 3" in limited["mnist_triplets_1k"][0]
-    assert "--folds-used" not in limited["music"][0]
+    limited = folds("--configfile", "config/config.yaml", str(override))
+    assert limited == {"mnist_triplets_1k": [0, 1, 2], "music": list(range(10))}
 
 
 @pytest.mark.parametrize("configfile", [DEFAULT_CONFIG, "config/quick.yaml"])

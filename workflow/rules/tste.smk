@@ -59,47 +59,90 @@ for _prefix in TSTE_SECTION:
 include: "tste_helpers.smk"
 
 
-rule tste_evaluate:
-    """Fig. 2 protocol for one (dataset, method): all dimensions x folds, validation.
-    One thread per job, another job takes the second core: the K forms' eigen-decompositions
-    use one BLAS thread (two stall on a shared machine), and a second thread makes the X
-    forms' triplet kernel only ~1.3x faster at MNIST's size (benchmarks/README.md); the
-    kernel's result does not depend on the thread count."""
+rule tste_search:
+    """The paper text's validation for one (dataset, method), one grid value: its fit on the
+    first fold's training triplets less a seeded 10 % and its triplet error on that 10 % per
+    dimension (embedlab.experiments.tste.validation_errors). One thread per job, another job
+    takes the second core: the K forms' eigen-decompositions use one BLAS thread (two stall
+    on a shared machine), and a second thread makes the X forms' triplet kernel only ~1.3x
+    faster at MNIST's size (benchmarks/README.md); no result depends on the thread count.
+    """
     input:
         lambda wc: artifact(wc.dataset),
     output:
-        "results/metrics/tste/{dataset}/{method}.csv",
+        "results/metrics/{reading}/{dataset}/{method}/search/{index}.npz",
     log:
-        "logs/tste/{dataset}/{method}.log",
+        "logs/{reading}/{dataset}/{method}/search/{index}.log",
     benchmark:
-        "logs/benchmarks/tste_evaluate/tste/{dataset}/{method}.tsv"
+        "logs/benchmarks/tste_search/{reading}/{dataset}/{method}/search/{index}.tsv"
     wildcard_constraints:
+        reading="tste",
+        dataset=r"[^/]+",
         method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
+        index=r"\d+",
     conda:
         "../envs/embedlab.yaml"
     threads: 1
     resources:
         mem_mb=4000,
-        runtime=600,
+        runtime=120,
     params:
-        code=code_of("tste-evaluate"),
+        code=code_of("tste-search"),
         folder=lambda wc: f"results/datasets/{wc.dataset}",
         dims=TSTE["dims"],
         folds=TSTE["n_folds"],
-        grid=lambda wc: json.dumps(
-            TSTE["grids"][wc.method] if wc.method in TSTE["grids"] else {}
-        ),
         seed=TSTE["seed"],
-        max_iter=TSTE["max_iter"],
+        value=tste_search_value,
+        common=tste_common,
         kform_solver=json.dumps(TSTE["kform_solver"]),
-        options=tste_evaluate_options,
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
-        " python -m embedlab tste-evaluate --artifact {params.folder:q}"
+        " python -m embedlab tste-search --artifact {params.folder:q}"
         " --method {wildcards.method} --dims {params.dims} --folds {params.folds}"
-        " --grid {params.grid:q} --seed {params.seed} --max-iter {params.max_iter}"
-        " --kform-solver {params.kform_solver:q} {params.options} --out {output:q}"
-        " > {log:q} 2>&1"
+        " --seed {params.seed} {params.value} {params.common}"
+        " --kform-solver {params.kform_solver:q} --out {output:q} > {log:q} 2>&1"
+
+
+rule tste_part:
+    """The paper text's Fig. 2 protocol for one (dataset, method), one fold (fold<k>): per
+    dimension the value the validation files chose (the first with the lowest error), a fit
+    on the fold's training triplets, its generalisation and 1-NN errors
+    (embedlab.experiments.tste.paper_part); threads as in tste_search."""
+    input:
+        data=lambda wc: artifact(wc.dataset),
+        search=tste_search_files,
+    output:
+        "results/metrics/{reading}/{dataset}/{method}/{part}.csv",
+    log:
+        "logs/{reading}/{dataset}/{method}/{part}.log",
+    benchmark:
+        "logs/benchmarks/tste_part/{reading}/{dataset}/{method}/{part}.tsv"
+    wildcard_constraints:
+        reading="tste",
+        dataset=r"[^/]+",
+        method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
+        part=r"fold\d+",
+    conda:
+        "../envs/embedlab.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    params:
+        code=code_of("tste-part"),
+        folder=lambda wc: f"results/datasets/{wc.dataset}",
+        dims=TSTE["dims"],
+        folds=TSTE["n_folds"],
+        seed=TSTE["seed"],
+        common=tste_common,
+        search=tste_search_option,
+        kform_solver=json.dumps(TSTE["kform_solver"]),
+    shell:
+        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
+        " python -m embedlab tste-part --artifact {params.folder:q}"
+        " --method {wildcards.method} --dims {params.dims} --folds {params.folds}"
+        " --seed {params.seed} --part {wildcards.part} {params.common} {params.search}"
+        " --kform-solver {params.kform_solver:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule tste_authors_search:
@@ -131,8 +174,8 @@ rule tste_authors_search:
         dims=lambda wc: TSTE_AUTHORS["dims"],
         folds=lambda wc: TSTE_AUTHORS["n_folds"],
         seed=TSTE["seed"],
-        value=tste_authors_value,
-        common=tste_authors_common,
+        value=tste_search_value,
+        common=tste_common,
         settings=tste_authors_settings,
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
@@ -148,7 +191,7 @@ rule tste_authors_part:
     (embedlab.experiments.tste.authors_part)."""
     input:
         data=lambda wc: artifact(wc.dataset),
-        search=tste_authors_search_files,
+        search=tste_search_files,
     output:
         "results/metrics/{reading}/{dataset}/{method}/{part}.csv",
     log:
@@ -173,8 +216,8 @@ rule tste_authors_part:
         folds=lambda wc: TSTE_AUTHORS["n_folds"],
         seed=TSTE["seed"],
         nn_training=tste_authors_nn_training,
-        common=tste_authors_common,
-        search=lambda wc, input: f"--search {input.search}" if input.search else "",
+        common=tste_common,
+        search=tste_search_option,
         settings=tste_authors_settings,
     shell:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1"
@@ -186,9 +229,10 @@ rule tste_authors_part:
 
 
 rule tste_authors_merge:
-    """One (dataset, method)'s metrics under the authors' protocol, from its parts."""
+    """One (dataset, method)'s metrics CSV from its parts, under every reading: the paper
+    text's folds (tste_part), the authors' 1-NN fits and folds (tste_authors_part)."""
     input:
-        tste_authors_parts,
+        tste_parts,
     output:
         "results/metrics/{reading}/{dataset}/{method}.csv",
     log:
@@ -196,7 +240,7 @@ rule tste_authors_merge:
     benchmark:
         "logs/benchmarks/tste_authors_merge/{reading}/{dataset}/{method}.tsv"
     wildcard_constraints:
-        reading="tste_authors|tste_authors_figure",
+        reading="tste|tste_authors|tste_authors_figure",
         dataset=r"[^/]+",
         method=r"(GNMDS|CKL|STE|t-STE)-[XK]",
     conda:

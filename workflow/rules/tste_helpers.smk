@@ -23,6 +23,12 @@ def tste_reading_of(prefix, method):
     return prefix
 
 
+def tste_section_of(reading):
+    """The config section of a metrics folder's reading: tste = the paper's text, the
+    authors' readings = authors_code (whichever protocols the table jobs name)."""
+    return TSTE if reading == "tste" else TSTE_AUTHORS
+
+
 def tste_maps_of(prefix, method):
     """The folder of the 2-D map of `method` under protocol prefix `prefix`: the
     authors_figure reading's refits, every other map under tste/."""
@@ -70,35 +76,47 @@ def tste_authors_map_args(authors, wc):
     return args
 
 
-def tste_authors_grid(wc):
-    """(name, values) of the regulariser the authors' code searches for (dataset, method),
-    or None for an untuned method."""
-    grids = TSTE_AUTHORS["grids"]
-    grid = grids[wc.dataset] if wc.dataset in grids else {}
-    return next(iter(grid[wc.method].items())) if wc.method in grid else None
+def tste_grid(wc):
+    """(name, values) of the one parameter (reading, dataset, method) tunes, or None for an
+    untuned method: the paper text's grid per method (validated per dimension), the authors'
+    per dataset and method (searched)."""
+    if wc.reading == "tste":
+        grids = TSTE["grids"]
+    else:
+        grids = TSTE_AUTHORS["grids"]
+        grids = grids[wc.dataset] if wc.dataset in grids else {}
+    grid = grids[wc.method] if wc.method in grids else {}
+    return next(iter(grid.items())) if grid else None
 
 
-def tste_authors_search_files(wc):
-    """The search jobs' files of (dataset, method), in grid order (none if untuned)."""
-    grid = tste_authors_grid(wc)
+def tste_search_files(wc):
+    """The search (validation) jobs' files of (reading, dataset, method), in grid order
+    (none if untuned)."""
+    grid = tste_grid(wc)
     return [
         f"results/metrics/{wc.reading}/{wc.dataset}/{wc.method}/search/{k}.npz"
         for k in range(len(grid[1]) if grid else 0)
     ]
 
 
-def tste_authors_value(wc):
+def tste_search_option(wc, input):
+    """--search and the search files of a part job (nothing if untuned)."""
+    return f"--search {input.search}" if input.search else ""
+
+
+def tste_search_value(wc):
     """--name and --value of one search job (the index-th value of the grid)."""
-    name, values = tste_authors_grid(wc)
+    name, values = tste_grid(wc)
     return f"--name {name} --value {json.dumps(values[int(wc.index)])}"
 
 
-def tste_authors_common(wc):
-    """Iteration limit and triplet subset of (dataset, method) under the authors' protocol."""
-    A = TSTE_AUTHORS
-    args = f"--max-iter {A['max_iter']}" if "max_iter" in A else ""
-    if wc.dataset in A["max_triplets"]:
-        args += f" --max-triplets {A['max_triplets'][wc.dataset]}"
+def tste_common(wc):
+    """Iteration limit and triplet subset of (dataset, method) under the reading's section
+    (the authors' readings: the coded iterations unless configured)."""
+    section = tste_section_of(wc.reading)
+    args = f"--max-iter {section['max_iter']}" if "max_iter" in section else ""
+    if wc.dataset in section["max_triplets"]:
+        args += f" --max-triplets {section['max_triplets'][wc.dataset]}"
     return args
 
 
@@ -128,24 +146,16 @@ def tste_folds_used(section, dataset, method):
     return limit
 
 
-def tste_authors_parts(wc):
-    """The part files of (dataset, method): the 1-NN fits and every fold used."""
-    n = tste_folds_used(TSTE_AUTHORS, wc.dataset, wc.method) or TSTE_AUTHORS["n_folds"]
+def tste_parts(wc):
+    """The part files of (reading, dataset, method): every fold used, after the 1-NN fits
+    under the authors' readings (the paper's text measures 1-NN on each fold's fit)."""
+    section = tste_section_of(wc.reading)
+    n = tste_folds_used(section, wc.dataset, wc.method) or section["n_folds"]
+    first = [] if wc.reading == "tste" else ["nn"]
     return [
         f"results/metrics/{wc.reading}/{wc.dataset}/{wc.method}/{part}.csv"
-        for part in ["nn"] + [f"fold{k}" for k in range(n)]
+        for part in first + [f"fold{k}" for k in range(n)]
     ]
-
-
-def tste_evaluate_options(wc):
-    """Triplet subset and fold limit of one (dataset, method) under the paper's text."""
-    args = ""
-    if wc.dataset in TSTE["max_triplets"]:
-        args += f"--max-triplets {TSTE['max_triplets'][wc.dataset]}"
-    n = tste_folds_used(TSTE, wc.dataset, wc.method)
-    if n is not None:
-        args += f" --folds-used {n}"
-    return args
 
 
 def tste_figure_inputs(wc):

@@ -128,18 +128,80 @@ def choose_by_validation(
 ) -> tuple[dict[int, Any], dict[int, list[float]]]:
     """Per dimension, the grid value of ``name`` with the lowest triplet error on a seeded
     ``val_fraction`` of ``train`` held out from fitting (the first value on ties); ``fixed``
-    holds estimator settings shared by every candidate (the K forms' solver)."""
+    holds estimator settings shared by every candidate (the K forms' solver). Returns
+    (dims -> chosen value, dims -> every value's error in grid order):
+    :func:`validation_errors` of each value, then :func:`choose_per_dimension`."""
+    errors = [
+        validation_errors(method, dims, name, v, train, n, seed, max_iter, val_fraction, fixed)
+        for v in values
+    ]
+    return choose_per_dimension(values, errors)
+
+
+def validation_errors(
+    method: str,
+    dims: list[int],
+    name: str,
+    value: Any,
+    train: np.ndarray,
+    n: int,
+    seed: int,
+    max_iter: int,
+    val_fraction: float = 0.1,
+    fixed: Mapping[str, Any] | None = None,
+) -> dict[int, float]:
+    """dims -> triplet error (5 decimals) of one grid value of ``name``: fitted on ``train``
+    less a seeded ``val_fraction``, measured on that held-out share. Each value is one
+    workflow job (rule ``tste_search``); :func:`choose_per_dimension` chooses from all."""
     from embedlab.evaluate.triplets import holdout_split, triplet_error
 
     fit_rows, val_rows = holdout_split(len(train), val_fraction, seed)
     fit, val = train[fit_rows], train[val_rows]
-    errors = {d: [] for d in dims}
-    for v in values:
-        params = {**(fixed or {}), name: v}
-        for d, (Y, _, _) in fit_embeddings(method, dims, fit, n, params, seed, max_iter).items():
-            errors[d].append(round(triplet_error(Y, val), 5))
-    best = {d: values[int(np.argmin(errs))] for d, errs in errors.items()}
-    return best, errors
+    params = {**(fixed or {}), name: value}
+    fits = fit_embeddings(method, dims, fit, n, params, seed, max_iter)
+    return {d: round(triplet_error(Y, val), 5) for d, (Y, _, _) in fits.items()}
+
+
+def choose_per_dimension(
+    values: list, errors: list[Mapping[int, float]]
+) -> tuple[dict[int, Any], dict[int, list[float]]]:
+    """(dims -> the value with the lowest error, the first on ties; dims -> the errors of
+    every value in grid order) from :func:`validation_errors` of each value, in grid order;
+    every value must have been validated at the same dimensions."""
+    if len(errors) != len(values) or not errors:
+        raise ValueError(f"validation: {len(errors)} error sets for {len(values)} grid values")
+    dims = list(errors[0])
+    if any(sorted(e) != sorted(dims) for e in errors):
+        raise ValueError(f"validation: grid values validated at different dims {dims}")
+    by_dim = {d: [e[d] for e in errors] for d in dims}
+    return {d: values[int(np.argmin(errs))] for d, errs in by_dim.items()}, by_dim
+
+
+@dataclass
+class Validation:
+    """The paper text's choice of a method's one tuned parameter: per dimension the chosen
+    value (``{}`` for an untuned method) and the validation errors of every grid value in
+    grid order (``[]`` untuned); the rows of every fold carry both."""
+
+    chosen: dict[int, dict[str, Any]]
+    errors: dict[int, list[float]]
+
+    @classmethod
+    def choose(cls, name: str, values: list, errors: list[Mapping[int, float]]):
+        """From :func:`validation_errors` of each value, in grid order."""
+        best, by_dim = choose_per_dimension(values, errors)
+        return cls({d: {name: v} for d, v in best.items()}, by_dim)
+
+    @classmethod
+    def untuned(cls, dims: Iterable[int]):
+        """No parameter to choose: every dimension fits with the estimator's defaults."""
+        return cls({d: {} for d in dims}, {d: [] for d in dims})
+
+
+def kform_settings(method: str, kform_solver: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The estimator settings every fit of ``method`` shares: the K forms' solver settings
+    (``tste.kform_solver``); none for X forms."""
+    return dict(kform_solver or {}) if method.endswith("-K") else {}
 
 
 def _folds_and_grid(
@@ -207,39 +269,81 @@ def evaluate_method(
     split, so its folds are a subset of a full run's); None = all. ``kform_solver``: the K
     forms' projected-gradient settings ({"solver", "precision", "tol"}; None = the
     estimators' defaults), unused by X forms.
+
+    The steps in one call: :func:`validation_errors` of each grid value, the choice
+    (:meth:`Validation.choose`), :func:`paper_part` for each fold and :func:`merge_parts`.
+    The workflow runs the same steps as separate jobs (one per grid value, one per fold, the
+    merge) and writes the same rows.
+    """
+    trip, n, _ = load_triplets(artifact_dir, max_triplets, seed)
+    dims, folds, grid = _folds_and_grid(method, len(trip), dims, n_folds, grid, seed, folds_used)
+    validation = None
+    if grid:
+        ((name, values),) = grid.items()
+        fixed = kform_settings(method, kform_solver)
+        errors = [
+            validation_errors(method, dims, name, v, trip[folds[0][0]], n, seed, max_iter,
+                              fixed=fixed)
+            for v in values
+        ]  # fmt: skip
+        validation = Validation.choose(name, list(values), errors)
+        log.info("%s: chosen %s, validation errors %s", method, validation.chosen, errors)
+    common = dict(
+        seed=seed, max_iter=max_iter, max_triplets=max_triplets, kform_solver=kform_solver
+    )
+    return merge_parts(
+        paper_part(artifact_dir, method, dims, n_folds, k, validation, **common)
+        for k in range(len(folds))
+    )
+
+
+def paper_part(
+    artifact_dir: str | Path,
+    method: str,
+    dims: Iterable[int],
+    n_folds: int,
+    fold: int,
+    validation: Validation | None,
+    *,
+    seed: int,
+    max_iter: int,
+    max_triplets: int | None = None,
+    kform_solver: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Metric rows of fold ``fold`` of the ``n_folds``-fold split for one (dataset, method)
+    under the paper's text: per dimension a fit on the fold's training triplets (seed +
+    ``fold``) with the value that ``validation`` chose (None: an untuned method), its triplet
+    generalisation error on the fold's test triplets and its leave-one-out 1-NN error.
+    Dimensions that share a chosen value share one K-form kernel fit (:func:`fit_embeddings`).
     """
     from embedlab.evaluate.knn import loo_1nn_error_rate
     from embedlab.evaluate.triplets import triplet_error
 
     trip, n, labels = load_triplets(artifact_dir, max_triplets, seed)
-    dims, folds, grid = _folds_and_grid(method, len(trip), dims, n_folds, grid, seed, folds_used)
+    dims, folds, _ = _folds_and_grid(method, len(trip), dims, n_folds, {}, seed, None)
+    if not 0 <= fold < n_folds:
+        raise ValueError(f"{method}: fold must be in 0..{n_folds - 1}, got {fold}")
+    validation = validation or Validation.untuned(dims)
+    if missing := sorted(set(dims) - set(validation.chosen)):
+        raise ValueError(f"{method}: the validation has no choice at dims {missing}")
+    fixed = kform_settings(method, kform_solver)
     dataset = Path(artifact_dir).name
-    fixed = dict(kform_solver or {}) if method.endswith("-K") else {}
-    chosen: dict[int, dict[str, Any]] = {d: {} for d in dims}
-    val_errors: dict[int, list[float]] = {d: [] for d in dims}
-    if grid:
-        ((name, values),) = grid.items()
-        best, val_errors = choose_by_validation(
-            method, dims, name, list(values), trip[folds[0][0]], n, seed, max_iter,
-            fixed=fixed,
-        )  # fmt: skip
-        chosen = {d: {name: best[d]} for d in dims}
-        log.info("%s %s: chosen %s, validation errors %s", dataset, method, best, val_errors)
     groups: dict[str, list[int]] = {}
     for d in dims:  # dimensions that share a parameter value share a K-form fit
-        groups.setdefault(json.dumps(chosen[d]), []).append(d)
+        groups.setdefault(json.dumps(validation.chosen[d]), []).append(d)
+    train, test = folds[fold]
     rows = []
-    for k, (train, test) in enumerate(folds):
-        for key, group in groups.items():
-            params = {**fixed, **json.loads(key)}
-            fits = fit_embeddings(method, group, trip[train], n, params, seed + k, max_iter)
-            for d, (Y, n_iter, seconds) in fits.items():
-                gen = triplet_error(Y, trip[test])
-                nn = loo_1nn_error_rate(Y, labels)
-                rows.append(
-                    _metric_row(dataset, method, d, k, gen, nn, key, val_errors[d], n_iter, seconds)
-                )
-    return pd.DataFrame(rows).sort_values(["dims", "fold"]).reset_index(drop=True)
+    for key, group in groups.items():
+        params = {**fixed, **json.loads(key)}
+        fits = fit_embeddings(method, group, trip[train], n, params, seed + fold, max_iter)
+        for d, (Y, n_iter, seconds) in fits.items():
+            gen = triplet_error(Y, trip[test])
+            nn = loo_1nn_error_rate(Y, labels)
+            row = _metric_row(
+                dataset, method, d, fold, gen, nn, key, validation.errors[d], n_iter, seconds
+            )
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def folds_per_method(metric_files: Iterable[str | Path]) -> dict[str, int]:
@@ -784,11 +888,41 @@ def evaluate_authors(
 # command line
 
 
-def _cmd_evaluate(args: argparse.Namespace) -> None:
-    df = evaluate_method(
-        args.artifact, args.method, args.dims, args.folds, json.loads(args.grid),
-        seed=args.seed, max_iter=args.max_iter, max_triplets=args.max_triplets,
-        folds_used=args.folds_used, kform_solver=json.loads(args.kform_solver),
+def _cmd_search(args: argparse.Namespace) -> None:
+    method, value = args.method, json.loads(args.value)
+    trip, n, _ = load_triplets(args.artifact, args.max_triplets, args.seed)
+    dims, folds, _ = _folds_and_grid(method, len(trip), args.dims, args.folds, {}, args.seed, None)
+    errors = validation_errors(
+        method, dims, args.name, value, trip[folds[0][0]], n, args.seed, args.max_iter,
+        fixed=kform_settings(method, json.loads(args.kform_solver)),
+    )  # fmt: skip
+    log.info("%s %s = %s: validation errors %s", method, args.name, value, errors)
+    arrays = {"dims": np.array(list(errors)), "errors": np.array(list(errors.values()))}
+    runs.save_npz(args.out, arrays, {"method": method, "name": args.name, "value": value})
+
+
+def load_validation(files: Iterable[str | Path]) -> Validation | None:
+    """The paper text's choice from the files of :func:`_cmd_search`, given in grid order
+    (none: an untuned method)."""
+    loaded = [runs.load_npz(f) for f in files]
+    if not loaded:
+        return None
+    names = {info["name"] for _, info in loaded}
+    if len(names) != 1:
+        raise ValueError(f"validation files tune different parameters: {sorted(names)}")
+    values = [info["value"] for _, info in loaded]
+    errors = [
+        dict(zip(arrays["dims"].tolist(), arrays["errors"].tolist(), strict=True))
+        for arrays, _ in loaded
+    ]
+    return Validation.choose(names.pop(), values, errors)
+
+
+def _cmd_part(args: argparse.Namespace) -> None:
+    df = paper_part(
+        args.artifact, args.method, args.dims, args.folds, int(args.part.removeprefix("fold")),
+        load_validation(args.search), seed=args.seed, max_iter=args.max_iter,
+        max_triplets=args.max_triplets, kform_solver=json.loads(args.kform_solver),
     )  # fmt: skip
     tables.write_csv(df, args.out, measured=["seconds"])
 
@@ -931,19 +1065,14 @@ def _cmd_figure(args: argparse.Namespace) -> None:
     save_figure(fig, args.out)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``tste-*`` verbs to the command line."""
-    p = sub.add_parser(
-        "tste-evaluate", help="Fig. 2 protocol (the paper's text) for one (dataset, method)"
-    )
+def _paper_text_options(p: argparse.ArgumentParser) -> None:
+    """The options that the paper text's verbs share (one dataset and method each); called
+    inside each verb's own group of :func:`register`, so that an edit here changes the code
+    fingerprint of those verbs only."""
     p.add_argument("--artifact", required=True, help="triplets artifact folder")
     p.add_argument("--method", required=True, choices=METHOD_ORDER)
     p.add_argument("--dims", type=int, nargs="+", required=True)
     p.add_argument("--folds", type=int, required=True)
-    p.add_argument("--folds-used", type=int, default=None, help="only the first N folds")
-    p.add_argument(
-        "--grid", required=True, help='JSON {"param": [values]} chosen by validation ({}: none)'
-    )
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--max-iter", type=int, required=True)
     p.add_argument("--max-triplets", type=int, default=None)
@@ -952,8 +1081,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         help='JSON K-form solver settings, e.g. {"solver": "accelerated", "precision": '
         '"float32", "tol": 1e-7} (tste.kform_solver)',
     )  # fmt: skip
-    p.add_argument("--out", required=True, help="metrics CSV")
-    p.set_defaults(func=_cmd_evaluate)
+    p.add_argument("--out", required=True)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``tste-*`` verbs to the command line."""
+    p = sub.add_parser("tste-search", help="the paper's text: one grid value's validation")
+    _paper_text_options(p)
+    p.add_argument("--name", required=True, help="the validated parameter (lam, mu)")
+    p.add_argument("--value", required=True, help="its value (JSON)")
+    p.set_defaults(func=_cmd_search)
+
+    p = sub.add_parser("tste-part", help="the paper's text: one fold's fits (Fig. 2)")
+    _paper_text_options(p)
+    p.add_argument("--part", required=True, help="fold<k>")
+    p.add_argument("--search", nargs="*", default=[], help="validation files, in grid order")
+    p.set_defaults(func=_cmd_part)
 
     def authors_common(p):
         p.add_argument("--artifact", required=True, help="triplets artifact folder")
