@@ -1136,7 +1136,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--protocol", choices=list(PREFIX), required=True)
     p.add_argument("--csv", required=True)
     p.add_argument("--md", required=True)
-    p.add_argument("metrics", nargs="+", help="CSV files written by tste-evaluate")
+    p.add_argument("metrics", nargs="+", help="metrics CSV files (tste-authors-merge)")
     p.set_defaults(func=_cmd_table)
 
     p = sub.add_parser("tste-claims", help="the paper's textual claims checked")
