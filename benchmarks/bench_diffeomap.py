@@ -3,12 +3,14 @@ n=300) against a plain-numpy version of the same algebra, and estimate a 1000-it
 with --compare, L-BFGS against CG at equal numbers of gradient evaluations; with --kernel, the
 Gaussian kernel matrix K(A, B) (every step of every Diffeomap evaluation builds one) against
 scipy's cdist + numpy's exp; with --full-set, the full-set span energy + gradient (every point
-a basis function, the exact method) by the stored-matrix path against the fused kernel; with
---convergence, the LOO 1-NN errors of full-set vowel flows against p and iterations.
+a basis function, the exact method) by the stored-matrix path against the fused kernel, and the
+fused kernel reusing its forward pass's kernel matrices against recomputing them (time, peak
+memory, bitwise agreement); with --convergence, the LOO 1-NN errors of full-set vowel flows
+against p and iterations.
 
     .venv/bin/python benchmarks/bench_diffeomap.py [--repeats 3] [--fit-iters 10]
     NUMBA_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_diffeomap.py \
-        --full-set [--p 20]
+        --full-set [--p 20] [--skip-plain] [--fit-iters 10]
     NUMBA_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_diffeomap.py \
         --convergence --artifact results/datasets/vowel [--ps 5 10 20] [--iters 300]
     .venv/bin/python benchmarks/bench_diffeomap.py --compare [--artifact results/datasets/vowel]
@@ -138,32 +140,114 @@ def compare_kernels(repeats: int) -> None:
               f" | {diff:.1e}")
 
 
+def peak_bytes(fn) -> int:
+    """Peak bytes allocated through Python and numpy during fn() (tracemalloc; BLAS and numba
+    workspaces are not counted)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def compare_full_set(args) -> None:
     """Seconds per full-set span energy + gradient evaluation at the vowel shape (m=2700,
-    r=24, sigma = 0.1 x the rms radius): span_energy_matrices (stored K_k, BLAS and numpy
-    elementwise passes) against span_energy (the fused row-block kernel), both timed in this
-    run on the same thread counts, with their agreement."""
-    from embedlab.methods.diffeomap import span_energy, span_energy_matrices
+    r=24, sigma = 0.1 x the rms radius): the fused row-block kernel full_flow_energy
+    recomputing every K_k in its reverse pass (no buffer) and reusing those of its forward pass
+    (a flow_kernel_buffer of the default budget: a fresh one per evaluation, and one for all
+    evaluations, as fit_span holds), and span_energy_matrices (stored K_k, BLAS and numpy
+    elementwise passes; skipped with --skip-plain). Timed in turns (one of each per round,
+    best of --repeats rounds, so that load on a shared machine hits all alike), in wall and CPU
+    seconds; the fused ways' peak memory and bitwise agreement, the matrix path's agreement.
+    With --fit-iters, also a whole full-set fit (fit_span, L-BFGS, whitened) of that many
+    iterations from beta = 0 with every step's K_k kept and with none (FLOW_STORE_BYTES = 0):
+    CPU seconds and bitwise agreement of the fitted coefficients. Exits with status 1 when
+    reusing and recomputing differ in any bit."""
+    from embedlab.kernels import diffeomap as flow
+    from embedlab.kernels.diffeomap import flow_kernel_buffer, full_flow_energy
+    from embedlab.methods.diffeomap import fit_span, span_energy_matrices
 
     rng = np.random.default_rng(0)
-    Z = rng.standard_normal((args.m, args.a))
+    m, p = args.m, args.p
+    Z = rng.standard_normal((m, args.a))
     Z -= Z.mean(axis=0)
-    beta = 0.05 * rng.standard_normal((args.p, args.m, args.a))
+    beta = 0.05 * rng.standard_normal((p, m, args.a))
     sigma = 0.1 * np.sqrt(np.mean(np.sum(Z**2, axis=1)))
-    every = np.arange(args.m)
-    span_energy(Z[:300], beta[:, :300], sigma, args.lam, 2, every[:300])  # compile
-    old, ref = best_of(
-        lambda: span_energy_matrices(Z, beta, sigma, args.lam, 2, every), args.repeats
-    )
-    new, fused = best_of(lambda: span_energy(Z, beta, sigma, args.lam, 2, every), args.repeats)
-    flops = 7 * args.p * args.m**2 * args.a * 2  # the O(p m^2 r) products, 2 flops a multiply-add
-    print(f"full set m={args.m} r={args.a} p={args.p} (best of {args.repeats}, one run)")
-    print(f"stored-matrix path: {old:.3f} s per evaluation")
-    print(f"fused kernel      : {new:.3f} s per evaluation ({flops / new / 1e9:.1f} GFlop/s)")
-    print(f"ratio             : {old / new:.2f}x")
-    rel = abs(fused.energy - ref.energy) / abs(ref.energy)
-    grad_rel = np.abs(fused.grad - ref.grad).max() / np.abs(ref.grad).max()
-    print(f"agreement: energy {rel:.1e}, gradient {grad_rel:.1e} (relative)")
+    buffer = flow_kernel_buffer(m, p)
+    recompute = "fused, recomputing K_k"
+    ways = {
+        recompute: lambda: full_flow_energy(Z, beta, sigma, args.lam, 2),
+        "fused, reusing K_k, fresh buffer": lambda: full_flow_energy(
+            Z, beta, sigma, args.lam, 2, kernels=flow_kernel_buffer(m, p)
+        ),
+        "fused, reusing K_k, fit's buffer": lambda: full_flow_energy(
+            Z, beta, sigma, args.lam, 2, kernels=buffer
+        ),
+    }
+    fused = list(ways)
+    if not args.skip_plain:
+        every = np.arange(m)
+        ways["stored-matrix path"] = lambda: span_energy_matrices(
+            Z, beta, sigma, args.lam, 2, every
+        )
+    for kernels in (None, buffer[:1]):  # compile (the parallel or serial entry points of this m)
+        full_flow_energy(Z, beta[:1], sigma, args.lam, 2, kernels=kernels)
+    wall = {name: [] for name in ways}
+    cpu = {name: [] for name in ways}
+    out = {}
+    for _ in range(max(1, args.repeats)):
+        for name, fn in ways.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            out[name] = fn()
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - start_cpu)
+    print(f"full set m={m} r={args.a} p={p} (best of {args.repeats} rounds, one run)")
+    base = min(cpu[recompute])
+    for name in ways:
+        print(f"{name:<32}: {min(wall[name]):.3f} s wall, {min(cpu[name]):.3f} CPU s per "
+              f"evaluation ({base / min(cpu[name]):.2f}x recomputing's speed, CPU s)")  # fmt: skip
+    low, high = peak_bytes(ways[recompute]), peak_bytes(ways[fused[1]])
+    steps = len(buffer)
+    print(f"peak memory: {low / 1e6:.1f} MB recomputing, {high / 1e6:.1f} MB reusing "
+          f"(+{(high - low) / 1e6:.1f} MB; {steps} of {p} steps' K_k kept, "
+          f"{8 * steps * m * m / 1e6:.1f} MB)")  # fmt: skip
+    ref = out[recompute]
+    same = all(all(map(np.array_equal, out[name], ref)) for name in fused)
+    verdict = "bitwise identical" if same else "DIFFERENT"
+    print(f"reusing against recomputing: {verdict} (energy, gradient, trajectories)")
+    if not same:
+        raise SystemExit(1)
+    if not args.skip_plain:
+        matrices = out["stored-matrix path"]
+        energy = ref[0] + args.lam * ref[1]
+        rel = abs(energy - matrices.energy) / abs(matrices.energy)
+        grad_rel = np.abs(ref[2] - matrices.grad).max() / np.abs(matrices.grad).max()
+        print(f"agreement with the stored-matrix path: energy {rel:.1e}, gradient {grad_rel:.1e}"
+              " (relative)")  # fmt: skip
+    if not args.fit_iters:
+        return
+    fits, default_budget = {}, flow.FLOW_STORE_BYTES
+    for budget in (0, default_budget):
+        flow.FLOW_STORE_BYTES = budget
+        try:
+            start = time.process_time()
+            fit = fit_span(
+                Z, n_components=2, sigma=sigma, lam=args.lam, p=p, basis=np.arange(m),
+                max_iter=args.fit_iters,
+            )  # fmt: skip
+            fits[budget] = (time.process_time() - start, fit)
+        finally:
+            flow.FLOW_STORE_BYTES = default_budget
+    (none, a), (kept, b) = fits[0], fits[default_budget]
+    same = np.array_equal(a.coef, b.coef) and np.array_equal(a.energy_trace, b.energy_trace)
+    print(f"fit_span, {a.n_iter} iterations ({a.n_evaluations} evaluations): {none:.1f} CPU s "
+          f"recomputing, {kept:.1f} CPU s reusing ({none / kept:.2f}x); coefficients and energy "
+          f"trace {'bitwise identical' if same else 'DIFFERENT'}")  # fmt: skip
+    if not same:
+        raise SystemExit(1)
 
 
 def convergence(args) -> None:
@@ -210,8 +294,8 @@ def main() -> None:
     parser.add_argument("--p", type=int, default=20)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--fit-iters", type=int, default=0, help="also run this many CG iterations")
-    parser.add_argument("--skip-plain", action="store_true", help="time only embedlab's version")
+    parser.add_argument("--fit-iters", type=int, default=0, help="also this many fit iterations")
+    parser.add_argument("--skip-plain", action="store_true", help="time only embedlab's (fused)")
     parser.add_argument("--compare", action="store_true", help="L-BFGS vs CG (see docstring)")
     parser.add_argument("--artifact", help="--compare: also this vectors artifact (labels)")
     parser.add_argument("--subsample", type=int, help="--compare: rows of the artifact")
@@ -219,7 +303,7 @@ def main() -> None:
     parser.add_argument("--lam", type=float, default=10.0)
     parser.add_argument("--evaluations", type=int, default=450)
     parser.add_argument("--kernel", action="store_true", help="the Gaussian kernel alone")
-    parser.add_argument("--full-set", action="store_true", help="fused full-set energy vs matrices")
+    parser.add_argument("--full-set", action="store_true", help="full-set energy, 3 ways")
     parser.add_argument("--convergence", action="store_true", help="full-set vowel: p, iterations")
     parser.add_argument("--ps", type=int, nargs="+", default=[5, 10, 20])
     parser.add_argument("--iters", type=int, default=300)

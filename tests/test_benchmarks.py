@@ -53,6 +53,8 @@ TOY_RUNS = [
     ("bench_codeprint.py", ["--rounds", "1"], "fingerprints / parse alone"),
     ("bench_diffeomap.py", ["--m", "100", "--a", "5", "--p", "3", "--n", "20", "--repeats", "1"],
      "agreement: energy"),
+    ("bench_diffeomap.py", ["--full-set", "--m", "100", "--a", "5", "--p", "3", "--repeats", "1",
+                            "--fit-iters", "3"], "energy trace bitwise identical"),
     ("bench_tste.py", ["--n", "60", "--m", "600", "--max-iter", "10", "--seeds", "0"],
      "embedlab TSTE"),
     ("bench_scale.py", ["--n", "600", "--max-iter", "30", "--exaggeration-epochs", "10",

@@ -452,6 +452,59 @@ def test_fused_full_set_energy_equals_the_matrix_path(m, r, p, rows, monkeypatch
     assert subset.energy != pytest.approx(fused.energy, rel=1e-6)
 
 
+@pytest.mark.parametrize(
+    ("m", "r", "p", "rows"),
+    [(40, 3, 4, 7), (100, 5, 3, 128), (300, 24, 3, 128), (200, 256, 2, 64), (2000, 3, 2, 128)],
+    ids=["blocks-of-7", "one-block", "vowel-dims", "usps-dims", "parallel"],
+)
+def test_full_flow_energy_reusing_forward_kernels_is_bitwise_the_recomputation(
+    m, r, p, rows, monkeypatch
+):
+    """The reverse pass reading the kernel matrices the forward pass kept (every step, the
+    first steps within a smaller budget) gives bitwise the energy, gradient and trajectories
+    of recomputing every one (no buffer); a buffer shared by evaluations (a fit's) gives the
+    same whatever an earlier evaluation left in it."""
+    monkeypatch.setattr(diffeomap_kernels, "FLOW_BLOCK_ROWS", rows)
+    rng = np.random.default_rng(m)
+    Z = rng.standard_normal((m, r))
+    beta = 0.3 * rng.standard_normal((p, m, r))
+    sigma = 0.5 * np.sqrt(r)
+    recomputed = full_flow_energy(Z, beta, sigma, 3.0, 2)
+    step = 8 * m * m
+    for store_bytes, steps in [(None, p), (step, 1), (p * step - 1, p - 1), (0, 0)]:
+        buffer = diffeomap_kernels.flow_kernel_buffer(m, p, store_bytes)
+        assert len(buffer) == diffeomap_kernels.stored_flow_steps(m, p, store_bytes) == steps
+        for scale in (2.0, 1.0):  # the second evaluation overwrites the first's matrices
+            reused = full_flow_energy(Z, scale * beta, sigma, 3.0, 2, kernels=buffer)
+        for got, want in zip(reused, recomputed, strict=True):
+            assert np.array_equal(got, want)
+    with pytest.raises(ValueError, match="kernels must be"):
+        full_flow_energy(Z, beta, sigma, 3.0, 2, kernels=np.empty((p + 1, m, m)))
+
+
+def test_full_set_fit_is_bitwise_the_same_with_and_without_kept_kernels(monkeypatch):
+    """A whole full-set fit (the workflow's full_set jobs) with every step's K_k kept and with
+    none: the same embedding, energies and trace, bit for bit."""
+    X, _ = parabola(m=30, seed=2)
+    fits = []
+    for budget in (diffeomap_kernels.FLOW_STORE_BYTES, 0):
+        monkeypatch.setattr(diffeomap_kernels, "FLOW_STORE_BYTES", budget)
+        model = Diffeomap(n_components=1, sigma=0.4, lam=5.0, p=3, n_basis=None, max_iter=20)
+        fits.append(model.fit(X))
+    kept, recomputed = fits
+    assert diffeomap_kernels.stored_flow_steps(30, 3) == 0  # the second fit kept none
+    for name in ("embedding_", "trajectories_", "flow_coef_", "energy_trace_"):
+        assert np.array_equal(getattr(kept, name), getattr(recomputed, name))
+    assert kept.energy_ == recomputed.energy_ and kept.n_evaluations_ == recomputed.n_evaluations_
+
+
+def test_default_kernel_budget_keeps_every_step_of_the_default_full_set_fits():
+    steps = diffeomap_kernels.stored_flow_steps
+    assert steps(2700, 20) == 20 and steps(3000, 5) == 5 and steps(1740, 20) == 20
+    assert steps(10_000, 20) == diffeomap_kernels.FLOW_STORE_BYTES // (8 * 10_000**2) == 2
+    assert steps(2700, 20, store_bytes=0) == 0 and steps(2700, 20, store_bytes=-1) == 0
+
+
 def test_span_full_set_keeps_repeated_points_as_basis_functions():
     """n_basis=None under "span": every point a basis function, repeats too (the fused
     full-set kernel's case); a repeated point moves with its twin."""

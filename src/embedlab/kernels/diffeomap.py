@@ -18,7 +18,9 @@ which is far faster there (absolute error ~ 1e-16 ||x||^2 / sigma^2 in K). The c
 two matrix products plus elementwise work (BLAS), faster than any hand loop for it.
 
 :func:`full_flow_energy` is the whole full-set span energy and its gradient (every point a
-basis function), block by block of rows, so that no m x m matrix is ever stored whole.
+basis function), block by block of rows; given a buffer (:func:`flow_kernel_buffer`, sized by
+a byte budget, FLOW_STORE_BYTES), the forward pass keeps its m x m kernel matrices there for
+the reverse pass, which recomputes the others.
 """
 
 from __future__ import annotations
@@ -128,8 +130,60 @@ _weights_serial = numba.njit(cache=True, fastmath=FASTMATH)(_flow_weights)
 _weights_parallel = numba.njit(parallel=True, cache=True, fastmath=FASTMATH)(_flow_weights)
 
 
+def _flow_weights_stored(K, S, csum):
+    """:func:`_flow_weights` with the kernel block K_ji given (kept from the forward pass):
+
+        S_ji <- C_ji = K_ji S_ji,   csum_j = sum_i C_ji  (float64 accumulation),
+
+    the same multiplications and the same sum in the same order (no reassociation), so C and
+    csum are bitwise those of :func:`_flow_weights` when K is bitwise its exponential.
+    """
+    b, m = K.shape
+    for j in numba.prange(b):
+        acc = 0.0
+        for i in range(m):
+            c = K[j, i] * S[j, i]
+            S[j, i] = c
+            acc += c
+        csum[j] = acc
+
+
+_stored_serial = numba.njit(cache=True, fastmath=FASTMATH)(_flow_weights_stored)
+_stored_parallel = numba.njit(parallel=True, cache=True, fastmath=FASTMATH)(
+    _flow_weights_stored
+)
+
+#: bytes of kernel matrices K_k (m^2 float64 each) that a :func:`flow_kernel_buffer` holds for
+#: :func:`full_flow_energy` to keep from its forward pass for the reverse pass: 2 GiB holds
+#: every step of the default run's full-set fits (vowel m = 2700, p = 20: 1.17 GB; USPS
+#: m = 3000, p = 5: 0.36 GB; NIPS text m = 1740, p = 20: 0.48 GB); a larger problem keeps as
+#: many steps as fit and recomputes the rest
+FLOW_STORE_BYTES = 2 * 1024**3
+
+
+def stored_flow_steps(m: int, p: int, store_bytes: int | None = None) -> int:
+    """How many of the p steps' kernel matrices (m x m float64) fit in ``store_bytes``
+    (None: FLOW_STORE_BYTES)."""
+    budget = FLOW_STORE_BYTES if store_bytes is None else store_bytes
+    return min(p, max(int(budget), 0) // (8 * m * m))
+
+
+def flow_kernel_buffer(m: int, p: int, store_bytes: int | None = None) -> np.ndarray:
+    """An uninitialised (s, m, m) float64 array, s = :func:`stored_flow_steps`, for
+    :func:`full_flow_energy`'s ``kernels``. The evaluations of one fit share it: a fresh
+    allocation per evaluation pays the operating system's first-touch page faults (zeroing
+    s m^2 floats) every time, which on a loaded machine cost more than the reuse saves
+    (benchmarks/README.md)."""
+    return np.empty((stored_flow_steps(m, p, store_bytes), m, m))
+
+
 def full_flow_energy(
-    Z: np.ndarray, beta: np.ndarray, sigma: float, lam: float, n_components: int
+    Z: np.ndarray,
+    beta: np.ndarray,
+    sigma: float,
+    lam: float,
+    n_components: int,
+    kernels: np.ndarray | None = None,
 ) -> tuple[float, float, np.ndarray, np.ndarray]:
     """The full-set span energy (every point a basis function) and dE/dbeta, fused by row block.
 
@@ -145,12 +199,21 @@ def full_flow_energy(
 
     Returns (kinetic, off_subspace, dE/dbeta (p, m, r), trajectories (p + 1, m, r)); E =
     kinetic + lam off_subspace: the quantity of :func:`embedlab.methods.diffeomap.span_energy`
-    with I = every point. Design: every m x m matrix is made, used and dropped one block of
-    FLOW_BLOCK_ROWS rows at a time (forward and again in reverse, O(p m r) memory; storing the
-    p kernels would take p m^2 floats, 1.2 GB on vowel); its four O(m^2 r) products per block
-    are BLAS (the Gram matrix Phi_blk Phi^T for the distances, S, K Q and C Phi), and the
+    with I = every point. Design: every m x m matrix is made and used one block of
+    FLOW_BLOCK_ROWS rows at a time; its O(m^2 r) products per block are BLAS (the Gram matrix
+    Phi_blk Phi^T for the distances, K beta forward; S, K Q and C Phi in reverse), and the
     elementwise work between them is one numba pass (:func:`_flow_weights`). Distances from the
     Gram matrix carry an absolute error ~1e-16 |phi|^2 / sigma^2 in the exponent.
+
+    Kernel reuse: ``kernels``, an (s, m, m) float64 C-contiguous buffer with s <= p
+    (:func:`flow_kernel_buffer`: s m^2 floats, 1.17 GB at vowel's m = 2700, p = 20; its
+    contents on entry are not read), receives K_k of the first s steps in the forward pass,
+    and the reverse pass reads them instead of recomputing the Gram matrix and the exponential
+    (:func:`_flow_weights_stored`). Steps k >= s, and every step without ``kernels``, are
+    recomputed, in O(p m r) memory. The recomputation is the forward pass's own float
+    operations (the same BLAS product of the same operands, the same compiled expression of
+    the exponent), so both ways give bitwise the same K, energy and gradient
+    (tests/test_diffeomap.py compares them with ``np.array_equal``).
     """
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     beta = np.ascontiguousarray(beta, dtype=np.float64)
@@ -163,7 +226,17 @@ def full_flow_energy(
     parallel = FLOW_BLOCK_ROWS * m >= PARALLEL_MIN_WORK // 8
     kernel = _kernel_products_parallel if parallel else _kernel_products_serial
     weights = _weights_parallel if parallel else _weights_serial
+    stored_weights = _stored_parallel if parallel else _stored_serial
     blocks = [slice(j, min(j + FLOW_BLOCK_ROWS, m)) for j in range(0, m, FLOW_BLOCK_ROWS)]
+    if kernels is None:
+        kernels = np.empty((0, m, m))
+    elif not (
+        kernels.dtype == np.float64 and kernels.flags.c_contiguous
+        and kernels.ndim == 3 and kernels.shape[0] <= p and kernels.shape[1:] == (m, m)
+    ):  # fmt: skip
+        raise ValueError(f"kernels must be float64 C-contiguous (s <= {p}, {m}, {m}), got "
+                         f"{kernels.dtype} {kernels.shape}")  # fmt: skip
+    stored = len(kernels)
     T = np.empty((p + 1, m, r))
     T[0] = Z
     kinetic = 0.0
@@ -171,7 +244,11 @@ def full_flow_energy(
         Phi = T[k]
         sq = np.einsum("ij,ij->i", Phi, Phi)
         for b in blocks:
-            V = kernel(Phi[b] @ Phi.T, sq[b], sq, scale) @ beta[k]
+            if k < stored:  # the Gram block written where K_k's rows are kept, then K in place
+                K = kernel(np.matmul(Phi[b], Phi.T, out=kernels[k, b]), sq[b], sq, scale)
+            else:
+                K = kernel(Phi[b] @ Phi.T, sq[b], sq, scale)
+            V = K @ beta[k]
             T[k + 1][b] = Phi[b] + h * V
             kinetic += h * float(np.sum(beta[k][b] * V))
     off = T[p][:, n_components:]
@@ -188,10 +265,14 @@ def full_flow_energy(
         Q = H + beta[k]
         G_prev = np.empty((m, r))
         for b in blocks:
-            A = Phi[b] @ Phi.T
             C = left[b] @ right.T
-            csum = np.empty(len(A))
-            weights(A, C, sq[b], sq, scale, csum)
+            csum = np.empty(len(C))
+            if k < stored:
+                A = kernels[k, b]
+                stored_weights(A, C, csum)
+            else:
+                A = Phi[b] @ Phi.T
+                weights(A, C, sq[b], sq, scale, csum)
             grad[k][b] = h * (A @ Q)
             if k > 0:  # Phi_0 is the data: no gradient needed
                 G_prev[b] = G[b] - (2.0 * scale * h) * (Phi[b] * csum[:, None] - C @ Phi)

@@ -73,7 +73,12 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from embedlab.checks import check_points
-from embedlab.kernels.diffeomap import full_flow_energy, gaussian_kernel, gaussian_kernel_vjp
+from embedlab.kernels.diffeomap import (
+    flow_kernel_buffer,
+    full_flow_energy,
+    gaussian_kernel,
+    gaussian_kernel_vjp,
+)
 
 log = logging.getLogger(__name__)
 
@@ -286,6 +291,7 @@ def span_energy(
     lam: float,
     n_components: int,
     basis: np.ndarray,
+    kernels: np.ndarray | None = None,
 ) -> SpanEnergyParts:
     """The reduced set as the paper's text defines it: the field is spanned by the n basis
     functions that ride on the basis points, and the trajectories are what it does (shooting).
@@ -297,12 +303,15 @@ def span_energy(
     then every V_k = K beta_k and tr(V^T K^-1 V) = tr(beta^T K beta), the paper's eq. 13).
     Gradient by reverse mode through the Euler steps; cost O(m n r) per step. With I = every
     point (0..m-1) the fused kernel :func:`embedlab.kernels.diffeomap.full_flow_energy` computes
-    it (no m x m matrix stored: the matrix path's memory traffic dominates its time there);
-    otherwise :func:`span_energy_matrices`.
+    it (row blocks, no O(m^2) temporaries: the matrix path's memory traffic dominates its time
+    there; given ``kernels``, a :func:`embedlab.kernels.diffeomap.flow_kernel_buffer` that a
+    fit's evaluations share, the forward pass keeps K_k there for the reverse pass, bitwise
+    the matrices the reverse pass would otherwise recompute); otherwise
+    :func:`span_energy_matrices` (``kernels`` unused).
     """
     if is_every_point(basis, len(Z)):
         kinetic, off_subspace, grad, trajectories = full_flow_energy(
-            Z, beta, sigma, lam, n_components
+            Z, beta, sigma, lam, n_components, kernels=kernels
         )
         return SpanEnergyParts(
             kinetic + lam * off_subspace, kinetic, off_subspace, grad, trajectories
@@ -580,11 +589,15 @@ def fit_span(
     ``whiten``: optimise gamma_k = K_nn(X[I])^1/2 beta_k instead of beta_k (the kinetic term
     is then ||gamma||^2 near the start; the Gaussian K_nn is badly conditioned, and in beta
     L-BFGS creeps). ``DiffeomapFit.coef`` holds beta; ``trajectories`` are its shooting.
-    ``on_iteration(n, beta)`` is called after each iteration n (convergence studies).
+    ``on_iteration(n, beta)`` is called after each iteration n (convergence studies). With I =
+    every point the fit holds one :func:`embedlab.kernels.diffeomap.flow_kernel_buffer` (the
+    kernel matrices of min(p, FLOW_STORE_BYTES / 8 m^2) steps: 1.17 GB at vowel's m = 2700,
+    p = 20), which every evaluation's forward pass fills for its reverse pass.
     """
     m, r = Z.shape
     n = len(basis)
     S = whitening(Z, basis, sigma) if whiten else None
+    kernels = flow_kernel_buffer(m, p) if is_every_point(basis, m) else None
 
     def whiten_apply(g):
         """S g_k for every k as one (n x n)(n x p r) product."""
@@ -595,7 +608,7 @@ def fit_span(
         return g if S is None else whiten_apply(g)
 
     def fun(z):
-        parts = span_energy(Z, to_beta(z), sigma, lam, n_components, basis)
+        parts = span_energy(Z, to_beta(z), sigma, lam, n_components, basis, kernels)
         grad = parts.grad if S is None else whiten_apply(parts.grad)
         return parts.energy, grad.ravel()
 
@@ -613,7 +626,7 @@ def fit_span(
         what=f"sigma={sigma}, lam={lam}", on_iteration=None if on_iteration is None else iterated,
     )  # fmt: skip
     beta = to_beta(optimum[0])
-    parts = span_energy(Z, beta, sigma, lam, n_components, basis)
+    parts = span_energy(Z, beta, sigma, lam, n_components, basis, kernels)
     return DiffeomapFit.of(parts.trajectories, parts, optimum, coef=beta)
 
 
