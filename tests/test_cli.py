@@ -3,12 +3,15 @@ what the verb needs."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
 
 from embedlab import cli
+
+from .conftest import REPO
 
 
 def _verbs(parser) -> set[str]:
@@ -63,6 +66,85 @@ def test_an_experiment_module_imports_its_methods_where_it_fits(module):
     code = (
         f"import sys, embedlab.experiments.{module};"
         "print(sorted(m for m in ('sklearn', 'numba') if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stdout.strip() == "[]", proc.stderr
+
+
+# the modules a lean job must not import: each costs start-up time (scikit-learn ~1 s with
+# the scipy.stats it loads, numba ~0.3 s) that the job would not use
+HEAVY = ("sklearn", "numba", "scipy.stats", "matplotlib")
+
+
+def _imported_by(argv: list[str], heavy=HEAVY) -> list[str]:
+    """Which of ``heavy`` the real job ``python -m embedlab argv`` has imported when it ends."""
+    code = (
+        f"import sys; from embedlab import cli; rc = cli.main({argv!r});"
+        f"print(rc, sorted(m for m in {tuple(heavy)!r} if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    rc, _, found = proc.stdout.strip().partition(" ")
+    assert rc == "0", proc.stdout + proc.stderr
+    return found
+
+
+def _dcode_results(tmp_path) -> list[str]:
+    """A Table 2 result file (the layout of ``dcode-rank``'s JSON) of two toy subsets."""
+    rows = [
+        {"n_authors": 4, "n_words": 12, "subset": s, "method": m, "median_rank": r + s,
+         "mean_rank": r + s, "median_rank_set": r + s, "median_rank_counts": r + s}
+        for s in (0, 1) for m, r in (("dcode", 1.0), ("dcode_mle", 2.0), ("static_dcode", 3.0),
+                                     ("empirical", 2.5))
+    ]  # fmt: skip
+    data = {"size": [4, 12], "observation": "counts", "prediction": "predictive",
+            "fit_step": 1, "paper_words": "set", "params": {}, "chosen": {}, "validation": [],
+            "rows": rows}  # fmt: skip
+    out = tmp_path / "rank.json"
+    out.write_text(json.dumps(data))
+    paper = tmp_path / "paper.csv"
+    paper.write_text("n_authors,n_words,method,median_rank\n4,12,dcode,2.0\n")
+    return ["--paper", str(paper), "--csv", str(tmp_path / "t.csv"), "--md",
+            str(tmp_path / "t.md"), "--md-long", str(tmp_path / "l.md"), str(out)]  # fmt: skip
+
+
+def test_lean_jobs_import_only_what_they_use(tmp_path):
+    """A dataset build, a table, a figure and the dataset summary run without the libraries
+    they do not call: s1k's builder without scikit-learn's datasets, the summary and the D-CODE
+    table without any method (scikit-learn, numba)."""
+    registry = str(REPO / "config" / "datasets.yaml")
+    s1k = tmp_path / "s1k"
+    build = ["build", "--registry", registry, "--dataset", "s1k", "--raw-dir", str(tmp_path),
+             "--out", str(s1k)]  # fmt: skip
+    assert _imported_by(build, ("sklearn", "numba", "scipy.stats", "matplotlib")) == "[]"
+    summary = ["summarize-datasets", "--csv", str(tmp_path / "d.csv"), "--md",
+               str(tmp_path / "d.md"), str(s1k / "meta.json")]  # fmt: skip
+    assert _imported_by(summary) == "[]"
+    figure = ["snest-figure", "fig2b", "--out", str(tmp_path / "fig2b")]
+    assert _imported_by(figure, ("sklearn", "numba", "scipy.stats")) == "[]"
+    # the table's Wilcoxon tests are scipy.stats's
+    table = ["dcode-table", *_dcode_results(tmp_path)]
+    assert _imported_by(table, ("sklearn", "numba", "matplotlib")) == "[]"
+    assert "dcode_mle" in (tmp_path / "t.csv").read_text()
+
+
+def test_the_dcode_table_names_each_variants_fit_as_the_methods_do():
+    """rank_table takes each variant's fit from experiments.dcode.FITS (no method import):
+    FITS must split the methods' VARIANTS by their static flag."""
+    from embedlab.experiments.dcode import FITS
+    from embedlab.methods.dcode import VARIANTS
+
+    fit_of = {variant: fit for fit, variants in FITS.items() for variant in variants}
+    assert fit_of == {v: "static" if s["static"] else "dynamic" for v, s in VARIANTS.items()}
+
+
+def test_measuring_1nn_errors_needs_no_numba_and_no_manifold_module():
+    """Fits that measure only 1-NN errors (t-STE, Diffeomap) import scikit-learn's neighbours
+    and not knn_affinities (numba) or sklearn.manifold (trustworthiness)."""
+    code = (
+        "import sys, numpy as np; from embedlab.evaluate.knn import loo_1nn_error_rate;"
+        "loo_1nn_error_rate(np.arange(20.0).reshape(10, 2), np.arange(10) % 2);"
+        "print(sorted(m for m in ('numba', 'sklearn.manifold', 'embedlab.knn_affinities')"
+        " if m in sys.modules))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.stdout.strip() == "[]", proc.stderr

@@ -32,11 +32,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.decomposition import PCA
-from sklearn.neighbors import NearestNeighbors
 
 from embedlab.checks import check_points
 from embedlab.perplexity import knn_conditional_affinities
+
+# scikit-learn's PCA and NearestNeighbors, and pynndescent, are imported in the functions that
+# run them: each costs start-up time that a job using another path need not pay.
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,8 @@ def pca(X, n_components: int, seed: int = 0) -> np.ndarray:
     X = check_points(X)
     if X.shape[1] <= n_components:
         return X - X.mean(axis=0)
+    from sklearn.decomposition import PCA
+
     model = PCA(n_components=n_components, svd_solver="covariance_eigh", random_state=seed)
     return model.fit_transform(X)
 
@@ -74,6 +77,8 @@ def nearest_neighbours(
     if not 1 <= k <= n - 1:
         raise ValueError(f"k = {k} neighbours need at least k + 1 = {k + 1} points, got n = {n}")
     if n < exact_below:
+        from sklearn.neighbors import NearestNeighbors
+
         method = "exact"
         dist, idx = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
     else:

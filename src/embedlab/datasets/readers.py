@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.io
-from scipy.io.matlab import MatReadError
 
 from embedlab.datasets import DatasetError
 
@@ -41,6 +39,9 @@ def require(condition: bool, path: Path | str, message: str) -> None:
 
 def load_mat(path: Path, names: tuple[str, ...] = ()) -> dict[str, Any]:
     """Read a MATLAB v4-v7.2 file with scipy; require the variables ``names``."""
+    import scipy.io  # here, not at the top: most builders that use this module read no .mat
+    from scipy.io.matlab import MatReadError
+
     try:
         mat = scipy.io.loadmat(path)
     except (ValueError, TypeError, OSError, NotImplementedError, MatReadError) as exc:

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.datasets import load_iris, make_swiss_roll
 
 from embedlab.artifacts import Artifact
+
+# scikit-learn's datasets module (~1 s to import) only in the builders that call it: s1k
+# needs none of it.
 
 
 def build_swiss_roll(
@@ -29,6 +31,8 @@ def build_swiss_roll(
             f"swiss roll: need n_points >= n_bins >= 1 and noise >= 0 "
             f"(got n_points={n_points}, n_bins={n_bins}, noise={noise})"
         )
+    from sklearn.datasets import make_swiss_roll
+
     X, t = make_swiss_roll(n_samples=n_points, noise=noise, random_state=seed)
     edges = np.quantile(t, np.linspace(0.0, 1.0, n_bins + 1)[1:-1])
     labels = np.searchsorted(edges, t, side="right").astype(np.int64)
@@ -86,6 +90,8 @@ def build_s1k(
 
 def build_iris(files: dict) -> Artifact:
     """Fisher's iris: 150 x 4 measurements (cm), labels = species 0..2."""
+    from sklearn.datasets import load_iris
+
     iris = load_iris()
     species = [str(iris.target_names[k]) for k in iris.target]
     return Artifact(

@@ -4,10 +4,10 @@ neighbourhood preservation (the neighbour embeddings themselves are in methods/n
 from __future__ import annotations
 
 import numpy as np
-from sklearn.manifold import trustworthiness as _sk_trustworthiness
-from sklearn.neighbors import NearestNeighbors
 
-from embedlab.knn_affinities import nearest_neighbours
+# scikit-learn's neighbours and manifold modules and knn_affinities (numba) are imported in
+# the functions that use them: a job that measures only 1-NN errors imports neither
+# sklearn.manifold nor numba.
 
 
 def loo_1nn_errors(Y: np.ndarray, labels: np.ndarray) -> int:
@@ -24,6 +24,8 @@ def loo_1nn_errors(Y: np.ndarray, labels: np.ndarray) -> int:
         raise ValueError("leave-one-out 1-NN needs at least two points")
     if not np.isfinite(Y).all():
         raise ValueError("embedding contains NaN or inf")
+    from sklearn.neighbors import NearestNeighbors
+
     nn = NearestNeighbors(n_neighbors=2).fit(Y)
     _, idx = nn.kneighbors(Y)
     own = np.arange(len(Y))
@@ -39,6 +41,8 @@ def loo_1nn_error_rate(Y: np.ndarray, labels: np.ndarray) -> float:
 
 def trustworthiness(X: np.ndarray, Y: np.ndarray, n_neighbors: int = 10) -> float:
     """Trustworthiness of embedding ``Y`` of ``X`` (scikit-learn's implementation)."""
+    from sklearn.manifold import trustworthiness as _sk_trustworthiness
+
     return float(_sk_trustworthiness(X, Y, n_neighbors=n_neighbors))
 
 
@@ -56,6 +60,8 @@ def knn_preservation(reference: np.ndarray, Y: np.ndarray, k: int = 10) -> float
         )
     if not np.isfinite(Y).all():
         raise ValueError("embedding contains NaN or inf")
+    from embedlab.knn_affinities import nearest_neighbours
+
     mapped, _, _ = nearest_neighbours(Y, k, exact_below=len(Y) + 1)
     hits = (mapped[:, :, None] == reference[:, None, :k]).any(axis=2)  # n x k, no n^2
     return float(hits.mean())

@@ -525,8 +525,9 @@ def rank_table(result_files, paper_csv) -> tuple[pd.DataFrame, pd.DataFrame, dic
     Wilcoxon signed-rank p-value of each of the paper's comparisons over the subsets both
     methods ranked.
     """
-    from embedlab.methods.dcode import VARIANTS
-
+    # each variant's fit from FITS, which names the same fits as the methods' VARIANTS: the
+    # table job imports no method (scikit-learn, numba)
+    fit_of = {variant: fit for fit, variants in FITS.items() for variant in variants}
     paper = pd.read_csv(paper_csv)
     ref = {
         (int(a), int(w), m): v
@@ -545,7 +546,7 @@ def rank_table(result_files, paper_csv) -> tuple[pd.DataFrame, pd.DataFrame, dic
             paper_value = ref.get((a, w, method)) if observation == "counts" else None
             mean = float(values.mean()) if len(values) else np.nan
             sd = float(values.std(ddof=1)) if len(values) > 1 else np.nan
-            fit = _fit_of(method) if method in VARIANTS else None
+            fit = fit_of.get(method)
             out.append(
                 {
                     "observation": observation,

@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from embedlab import artifacts, runs, tables
 
@@ -159,6 +158,7 @@ def rms_radius(X: np.ndarray) -> float:
 def shared_class_errors(Y: np.ndarray, S) -> tuple[int, int]:
     """LOO 1-NN with several classes per point, S the 0/1 incidence (points x classes): among
     the rows with a class, (#rows whose nearest such row shares none of its classes, #rows)."""
+    import scipy.sparse as sp
     from sklearn.neighbors import NearestNeighbors
 
     S = sp.csr_matrix(S, dtype=np.int64)
