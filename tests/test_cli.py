@@ -72,8 +72,8 @@ def test_an_experiment_module_imports_its_methods_where_it_fits(module):
 
 
 # the modules a lean job must not import: each costs start-up time (scikit-learn ~1 s with
-# the scipy.stats it loads, numba ~0.3 s) that the job would not use
-HEAVY = ("sklearn", "numba", "scipy.stats", "matplotlib")
+# the scipy.stats it loads, numba ~0.3 s, scipy.sparse ~0.1 s) that the job would not use
+HEAVY = ("sklearn", "numba", "scipy.sparse", "scipy.stats", "matplotlib")
 
 
 def _imported_by(argv: list[str], heavy=HEAVY) -> list[str]:
@@ -110,7 +110,7 @@ def _dcode_results(tmp_path) -> list[str]:
 def test_lean_jobs_import_only_what_they_use(tmp_path):
     """A dataset build, a table, a figure and the dataset summary run without the libraries
     they do not call: s1k's builder without scikit-learn's datasets, the summary and the D-CODE
-    table without any method (scikit-learn, numba)."""
+    table without any method (scikit-learn, numba), no job without sparse input scipy.sparse."""
     registry = str(REPO / "config" / "datasets.yaml")
     s1k = tmp_path / "s1k"
     build = ["build", "--registry", registry, "--dataset", "s1k", "--raw-dir", str(tmp_path),
@@ -120,7 +120,7 @@ def test_lean_jobs_import_only_what_they_use(tmp_path):
                str(tmp_path / "d.md"), str(s1k / "meta.json")]  # fmt: skip
     assert _imported_by(summary) == "[]"
     figure = ["snest-figure", "fig2b", "--out", str(tmp_path / "fig2b")]
-    assert _imported_by(figure, ("sklearn", "numba", "scipy.stats")) == "[]"
+    assert _imported_by(figure, ("sklearn", "numba", "scipy.sparse", "scipy.stats")) == "[]"
     # the table's Wilcoxon tests are scipy.stats's
     table = ["dcode-table", *_dcode_results(tmp_path)]
     assert _imported_by(table, ("sklearn", "numba", "matplotlib")) == "[]"

@@ -30,11 +30,15 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
+
+# scipy.sparse is imported by the functions that meet a sparse matrix: the table, figure and
+# summary jobs that read and write through this module need none.
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 KINDS = ("similarity", "vectors", "triplets", "cooccurrence")
 FILES = ("data.npz", "items.tsv", "meta.json")
@@ -74,6 +78,8 @@ class Artifact:
         """Counts that describe the artifact (for the dataset summary table)."""
         out: dict[str, Any] = {"kind": self.kind, "n": self.n}
         if self.kind == "similarity":
+            import scipy.sparse as sp
+
             P = self.arrays["P"]
             out["nnz"] = int(P.nnz if sp.issparse(P) else np.count_nonzero(P))
         elif self.kind == "vectors":
@@ -126,6 +132,8 @@ def validate(art: Artifact, name: str = "?", *, atol: float = 1e-9) -> Artifact:
             _fail(name, key, f"missing (required for kind {art.kind!r})")
 
     if art.kind == "similarity":
+        import scipy.sparse as sp
+
         P = sp.csr_matrix(a["P"], dtype=np.float64)
         _check_finite(name, "P", P.data)
         if P.shape[0] != P.shape[1] or P.shape[0] == 0:
@@ -190,6 +198,8 @@ def flatten_arrays(arrays: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """Plain arrays for ``np.savez``: a sparse matrix ``M`` as ``M.data``, ``M.indices``,
     ``M.indptr``, ``M.shape`` (CSR); a list of them as ``C.len`` and ``C.0.data`` ...; names
     must not contain '.'."""
+    import scipy.sparse as sp
+
     flat: dict[str, np.ndarray] = {}
 
     def put_sparse(prefix: str, m: Any) -> None:
@@ -216,6 +226,8 @@ def flatten_arrays(arrays: Mapping[str, Any]) -> dict[str, np.ndarray]:
 def unflatten_arrays(flat: Mapping[str, np.ndarray]) -> dict[str, Any]:
     """The inverse of :func:`flatten_arrays`."""
     def get_sparse(prefix: str) -> sp.csr_matrix:
+        import scipy.sparse as sp
+
         shape = tuple(int(s) for s in flat[f"{prefix}.shape"])
         parts = (flat[f"{prefix}.data"], flat[f"{prefix}.indices"], flat[f"{prefix}.indptr"])
         return sp.csr_matrix(parts, shape=shape)
