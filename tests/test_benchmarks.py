@@ -51,7 +51,7 @@ TOY_RUNS = [
     ("bench_attraction.py", ["--n", "600", "--repeats", "1"], "forces equal"),
     ("bench_dcode.py", ["--repeats", "1"], "per token, mode"),
     ("bench_codeprint.py", ["--rounds", "1"], "fingerprints / parse alone"),
-    ("bench_startup.py", ["--rounds", "1"], "lean / eager"),
+    ("bench_startup.py", ["--rounds", "1", "--kinds", "help", "build"], "lean / eager"),
     ("bench_diffeomap.py", ["--m", "100", "--a", "5", "--p", "3", "--n", "20", "--repeats", "1"],
      "agreement: energy"),
     ("bench_diffeomap.py", ["--full-set", "--m", "100", "--a", "5", "--p", "3", "--repeats", "1",
