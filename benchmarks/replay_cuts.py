@@ -282,6 +282,15 @@ def dcode_subset_cuts(results: Path, subsets: Iterable[int], benchmarks) -> list
 # ------------------------------------------------------------------------------ Diffeomap
 
 
+def diffeomap_point_cpu_per_wall(benchmarks: Path | None, dataset: str, k: int) -> float:
+    """Full-set point k's CPU per wall second: its own job's (diffeomap_full_set_point), or,
+    in a run that fitted every point in one job, that job's."""
+    point = ("diffeomap_full_set_point", f"diffeomap/{dataset}/full_set_points/{k}")
+    if benchmarks is not None and (benchmarks / point[0] / f"{point[1]}.tsv").is_file():
+        return cpu_per_wall(benchmarks, *point)
+    return cpu_per_wall(benchmarks, "diffeomap_full_set", f"diffeomap/{dataset}/full_set")
+
+
 def diffeomap_full_set_cuts(results: Path, benchmarks) -> list[Cut]:
     """Each dataset's full-set grid cut to each single point: the headline is then that
     point's value instead of the best point's."""
@@ -298,14 +307,16 @@ def diffeomap_full_set_cuts(results: Path, benchmarks) -> list[Cut]:
             continue
         metric = g["metric"].iloc[0]
         best = g["value"].max() if metric == "1nn_accuracy" else g["value"].min()
-        ratio = cpu_per_wall(benchmarks, "diffeomap_full_set", f"diffeomap/{dataset}/full_set")
+        # the points in the table's order are the jobs' point numbers
+        ratios = [diffeomap_point_cpu_per_wall(benchmarks, dataset, k) for k in range(len(g))]
+        cpu = g["seconds"].to_numpy(dtype=float) * np.array(ratios)
         # a subsampled dataset (a reduced configuration) is compared with no paper value
         subsampled = "subsampled" in g and bool(g["subsampled"].astype(str).eq("True").any())
         paper_value = None if subsampled else ref.get((dataset, "diffeomap"))
-        for index, point in g.iterrows():
+        for position, (_, point) in enumerate(g.iterrows()):
             sigma = json.loads(point["params"])["sigma_rel"]
             cut = Cut("diffeomap", f"full_set {dataset} keep sigma_rel {sigma:g}")
-            cut.saved_s = float(g.drop(index)["seconds"].sum()) * ratio
+            cut.saved_s = float(cpu.sum() - cpu[position])
             new = float(point["value"])
             cut.compare(
                 f"{dataset} diffeomap {metric}",

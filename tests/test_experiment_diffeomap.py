@@ -1,6 +1,7 @@
 """Diffeomap paper glue: classes, the grid / full-set / final protocol, table and figures on
 tiny inputs."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 import yaml
 
-from embedlab import artifacts
+from embedlab import artifacts, cli, runs
 from embedlab.experiments import diffeomap as exp
 
 SETTINGS = {"p": 3, "n_basis": 20, "max_iter": 8}
@@ -127,6 +128,48 @@ def test_single_unlabelled_point_is_selected_and_grids_need_labels(blobs, tmp_pa
         use_labels=False,
     )
     assert exp.select(g) == {"sigma_rel": [0.4], "lam": [1.0]}
+
+
+def without_seconds(info: dict) -> dict:
+    return {**info, "runs": [{k: v for k, v in r.items() if k != "seconds"} for r in info["runs"]]}
+
+
+def test_full_set_points_as_jobs_gather_into_the_whole_grids_file(blobs, tmp_path):
+    """The workflow's full-set split (diffeomap-embed --point per grid point, then
+    diffeomap-gather) gives the file of one diffeomap-embed of the whole grid: every array bit
+    for bit, the same meta and runs table but for each run's seconds (the fit's wall time)."""
+    grid = {"sigma_rel": [0.3, 0.6], "lam": [1.0, 10.0]}
+    argv = ["diffeomap-embed", "--artifact", str(blobs), "--seed", "0", "--author-match",
+            "exactly_one", "--grid", json.dumps(grid), "--stage", "full_set", "--p", "3",
+            "--n-basis", "all", "--max-iter", "8", "--eps", "1.0", "--optimizer", "lbfgs",
+            "--formulation", "span"]  # fmt: skip
+    whole = tmp_path / "whole.npz"
+    assert cli.main([*argv, "--out", str(whole)]) == 0
+    points = [tmp_path / f"point{k}.npz" for k in (2, 0, 3, 1)]  # any order
+    for path in points:
+        assert cli.main([*argv, "--out", str(path), "--point", path.stem[-1]]) == 0
+    gathered = tmp_path / "gathered.npz"
+    assert cli.main(["diffeomap-gather", "--out", str(gathered), *map(str, points)]) == 0
+    (a, a_info), (b, b_info) = runs.load_npz(whole), runs.load_npz(gathered)
+    assert list(a) == list(b) and {"flow_3", "phi_3", "rows", "classes"} <= set(a)
+    for name in a:
+        assert a[name].dtype == b[name].dtype and a[name].shape == b[name].shape
+        assert a[name].tobytes() == b[name].tobytes(), name
+    assert len(a_info["runs"]) == 4 and not any(r["error"] for r in a_info["runs"])
+    assert without_seconds(a_info) == without_seconds(b_info)
+    assert exp.best_index(a_info["runs"]) == exp.best_index(b_info["runs"])
+    # a point missing, a file of the whole grid, a point of another grid: no gathered file
+    with pytest.raises(ValueError, match="need each of 0 to 3 once"):
+        exp.gather(points[:3], tmp_path / "x.npz")
+    with pytest.raises(ValueError, match="not a point file"):
+        exp.gather([whole, *points], tmp_path / "x.npz")
+    other = exp.embed(blobs, tmp_path / "other.npz", {**grid, "lam": [1.0, 100.0]},
+                      {**SETTINGS, "n_basis": None}, stage="full_set", point=3)  # fmt: skip
+    with pytest.raises(ValueError, match="another grid"):
+        exp.gather([*points[:2], points[3], other], tmp_path / "x.npz")
+    with pytest.raises(ValueError, match="point 4 of a grid of 4: 0 to 3"):
+        exp.embed(blobs, tmp_path / "x.npz", grid, SETTINGS, stage="full_set", point=4)
+    assert not (tmp_path / "x.npz").exists()
 
 
 def test_centre_on_body_removes_each_frames_translation_and_keeps_the_pose():

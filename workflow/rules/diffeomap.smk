@@ -4,6 +4,8 @@ Headline: the exact method (every point a basis function; `full_set`), whose map
 flow applied to the data; the paper's n = 300 reduced set (`final`) is a second, labelled row.
 """
 
+import math
+
 validate(config["diffeomap"], schema="../schemas/diffeomap.schema.yaml")
 DIFFEOMAP = config["diffeomap"]
 DIFFEOMAP["table_datasets"] = with_own_datasets(
@@ -84,13 +86,25 @@ diffeomap_full_set_inputs = lambda wc: {
         else {"grid": f"results/embeddings/diffeomap/{wc.dataset}/grid.npz"}
     ),
 }
-# the (sigma_rel, lam) points of a full-set job: its own grid (diffeomap.full_set.grids), or
-# the stage-1 grid's best point
+# the (sigma_rel, lam) grid of a dataset's full-set jobs: its own (diffeomap.full_set.grids),
+# or the stage-1 grid's best point
 diffeomap_full_set_points = lambda wc, input: (
     # JSON of numbers has no single quote; the grid file's path no shell metacharacter
     f"--grid '{json.dumps(DIFFEOMAP['full_set']['grids'][wc.dataset])}'"
     if wc.dataset in DIFFEOMAP["full_set"]["grids"]
     else f"--select-from {input.grid}"
+)
+# the files of a dataset's full-set points: one per point of its full-set grid (the
+# (sigma_rel, lam) product, numbered as diffeomap-embed --point numbers them), or the one
+# stage-1 best point
+diffeomap_full_set_point_files = lambda wc: expand(
+    "results/embeddings/diffeomap/{dataset}/full_set_points/{point}.npz",
+    dataset=wc.dataset,
+    point=range(
+        math.prod(map(len, DIFFEOMAP["full_set"]["grids"][wc.dataset].values()))
+        if wc.dataset in DIFFEOMAP["full_set"]["grids"]
+        else 1
+    ),
 )
 
 
@@ -126,17 +140,21 @@ rule diffeomap_grid:
         " --stage {wildcards.stage} {params.settings} {params.data} > {log:q} 2>&1"
 
 
-rule diffeomap_full_set:
-    """The headline: the exact method (every point a basis function) at the stage-1 grid's
-    best point, or at each point of diffeomap.full_set.grids[dataset]."""
+rule diffeomap_full_set_point:
+    """The headline's fits, one job per point (each point is an independent fit from the same
+    seed, tens of minutes at the paper's settings): the exact method (every point a basis
+    function) at point {point} of diffeomap.full_set.grids[dataset], or at the stage-1 grid's
+    best point (point 0, the only one)."""
     input:
         unpack(diffeomap_full_set_inputs),
     output:
-        "results/embeddings/diffeomap/{dataset}/full_set.npz",
+        "results/embeddings/diffeomap/{dataset}/full_set_points/{point}.npz",
     log:
-        "logs/diffeomap/{dataset}/full_set.log",
+        "logs/diffeomap/{dataset}/full_set_points/{point}.log",
     benchmark:
-        "logs/benchmarks/diffeomap_full_set/diffeomap/{dataset}/full_set.tsv"
+        "logs/benchmarks/diffeomap_full_set_point/diffeomap/{dataset}/full_set_points/{point}.tsv"
+    wildcard_constraints:
+        point=r"\d+",
     conda:
         "../envs/embedlab.yaml"
     threads: diffeomap_threads
@@ -153,7 +171,31 @@ rule diffeomap_full_set:
         "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads}"
         " python -m embedlab diffeomap-embed --artifact {params.folder:q}"
         " --dataset {wildcards.dataset} --out {output:q} {params.points}"
-        " --stage full_set {params.settings} {params.data} > {log:q} 2>&1"
+        " --point {wildcards.point} --stage full_set {params.settings} {params.data}"
+        " > {log:q} 2>&1"
+
+
+rule diffeomap_full_set:
+    """The headline: the points' fits of diffeomap_full_set_point joined into the file one
+    diffeomap-embed of the dataset's whole full-set grid writes (the same runs, maps and best
+    point; each run's seconds its own job's); a cheap job of reading and writing."""
+    input:
+        diffeomap_full_set_point_files,
+    output:
+        "results/embeddings/diffeomap/{dataset}/full_set.npz",
+    log:
+        "logs/diffeomap/{dataset}/full_set.log",
+    benchmark:
+        "logs/benchmarks/diffeomap_full_set/diffeomap/{dataset}/full_set.tsv"
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        code=code_of("diffeomap-gather"),
+    shell:
+        "python -m embedlab diffeomap-gather --out {output:q} {input:q} > {log:q} 2>&1"
 
 
 rule diffeomap_final:

@@ -7,7 +7,9 @@ Protocol:
 2. ``full_set`` (the headline): the exact method, every point a basis function (the paper's
    eq. 13 without the reduced set), fitted at the grid point with the fewest leave-one-out
    1-NN errors (``--select-from <stage-1 file>``) or at each point of its own grid, the best
-   one reported. The map is the learned flow applied to the data.
+   one reported. The map is the learned flow applied to the data. Each point can be its own
+   job (``--point k``: one point's file) and ``diffeomap-gather`` joins the points' files into
+   the file one job of the whole grid writes (:func:`gather`), apart from each run's seconds.
 3. ``final``: the stage-1 best point refitted with the paper's reduced set (n = 300 basis
    functions, p = 20, 1000 iterations), reported as the paper's approximation.
 
@@ -272,8 +274,15 @@ def embed(
     centre_frames=False,
     dataset: str | None = None,
     author_match="exactly_one",
+    point: int | None = None,
 ) -> Path:
-    """Fit every (sigma_rel, lam) of ``grid``; save all maps + the runs table to ``out``."""
+    """Fit every (sigma_rel, lam) of ``grid``; save all maps + the runs table to ``out``.
+
+    ``point`` k: fit only the k-th point of ``grid`` (0-based, :func:`runs.grid_points` order)
+    and write a point file: its one run, its maps under index k (``flow_<k>``, ``phi_<k>``) and
+    ``meta["point"]`` = k, for :func:`gather`. Every point's fit starts from the same seed, so
+    the points' files joined equal the whole grid's file.
+    """
     X, classes, info = prepare(
         artifact_dir, subsample, pca_dims, top_authors, seed, use_labels, centre_frames,
         author_match,
@@ -281,9 +290,13 @@ def embed(
     points = runs.grid_points(grid)
     if classes is None and len(points) > 1:
         raise ValueError(f"{artifact_dir}: no class labels to choose among {len(points)} points")
+    if point is not None and not 0 <= point < len(points):
+        raise ValueError(f"point {point} of a grid of {len(points)}: 0 to {len(points) - 1}")
     arrays, table = {}, []
-    for k, point in enumerate(points):
-        row, maps = fit_point(X, classes, point["sigma_rel"], point["lam"], settings, seed)
+    for k, values in enumerate(points):
+        if point is not None and k != point:
+            continue
+        row, maps = fit_point(X, classes, values["sigma_rel"], values["lam"], settings, seed)
         table.append(row)
         for name, Y in maps.items():
             arrays[f"{name}_{k}"] = Y
@@ -299,11 +312,56 @@ def embed(
         "top_authors": top_authors,
         "centre_frames": centre_frames,
         **{k: v for k, v in info.items() if k != "rows"},
+        **({} if point is None else {"point": point}),
     }
     arrays["rows"] = np.asarray(info["rows"], dtype=np.int64)
     if classes is not None:
         arrays["classes"] = classes
     return runs.save_npz(out, arrays, {"meta": meta, "runs": table})
+
+
+#: the arrays every point file of a grid holds alike (the data as fitted)
+SHARED_ARRAYS = ("rows", "classes")
+
+
+def gather(files: list[str | Path], out) -> Path:
+    """Join the point files of one grid (``diffeomap-embed --point``, one per point, any order)
+    into the file ``diffeomap-embed`` of the whole grid writes: the runs in grid order, each
+    point's maps under its index, the shared meta (less ``point``), rows and classes.
+
+    The files must be every point of the same grid, fitted at the same settings on the same
+    data: a missing, repeated or foreign point raises rather than give a table that is not the
+    grid's.
+    """
+    parts = []
+    for path in files:
+        arrays, info = runs.load_npz(path)
+        if "point" not in info["meta"]:
+            raise ValueError(f"{path}: not a point file (diffeomap-embed --point)")
+        parts.append((info["meta"]["point"], path, arrays, info))
+    parts.sort(key=lambda part: part[0])
+    meta = {k: v for k, v in parts[0][3]["meta"].items() if k != "point"}
+    n_points = len(runs.grid_points(meta["grid"]))
+    if [part[0] for part in parts] != list(range(n_points)):
+        raise ValueError(
+            f"points {[part[0] for part in parts]} of a grid of {n_points}: need each of "
+            f"0 to {n_points - 1} once"
+        )
+    first = parts[0][2]
+    gathered, table = {}, []
+    for _, path, arrays, info in parts:
+        if {k: v for k, v in info["meta"].items() if k != "point"} != meta:
+            raise ValueError(f"{path}: another grid, settings or data than {parts[0][1]}")
+        if any(
+            (name in arrays) != (name in first)
+            or (name in first and not np.array_equal(arrays[name], first[name]))
+            for name in SHARED_ARRAYS
+        ):
+            raise ValueError(f"{path}: other rows or classes than {parts[0][1]}")
+        table.extend(info["runs"])
+        gathered.update({k: v for k, v in arrays.items() if k not in SHARED_ARRAYS})
+    gathered.update({name: first[name] for name in SHARED_ARRAYS if name in first})
+    return runs.save_npz(out, gathered, {"meta": meta, "runs": table})
 
 
 def load(path) -> dict[str, Any]:
@@ -619,7 +677,12 @@ def _cmd_embed(args):
         centre_frames=args.centre_frames,
         dataset=args.dataset,
         author_match=args.author_match,
+        point=args.point,
     )
+
+
+def _cmd_gather(args):
+    gather(args.files, args.out)
 
 
 def _cmd_baselines(args):
@@ -681,7 +744,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--formulation", required=True, choices=["span", "charged"],
         help="span: the map is the flow of a field spanned by the basis; charged: free end points",
     )  # fmt: skip
+    p.add_argument(
+        "--point", type=int,
+        help="fit only this point of the grid (0-based) into a point file for diffeomap-gather",
+    )  # fmt: skip
     p.set_defaults(func=_cmd_embed)
+
+    p = sub.add_parser(
+        "diffeomap-gather", help="join diffeomap-embed --point files into the grid's file"
+    )
+    p.add_argument("--out", required=True, help="output file (.npz)")
+    p.add_argument("files", nargs="+", help="one diffeomap-embed --point file per grid point")
+    p.set_defaults(func=_cmd_gather)
 
     p = sub.add_parser("diffeomap-baselines", help="PCA / Isomap / t-SNE maps + 1-NN errors")
     _common(p)
