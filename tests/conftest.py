@@ -86,6 +86,28 @@ def once_per_run(tmp_path_factory):
     return run
 
 
+@pytest.fixture(scope="session")
+def tiny_run(once_per_run):
+    """``tiny_run(tmp_path)``: ``tmp_path / "work"`` after a finished run of the tiny workflow
+    (tests/test_workflow.py), with a copy of its mirror at ``tmp_path / "mirror"`` (its config
+    still names the mirror the run read). The run happens once per test run; each test gets
+    its own copy (file times kept, as Snakemake compares them), so it may edit it."""
+    from .helpers import snakemake
+    from .test_workflow import _tiny_workdir
+
+    def make(folder: Path) -> None:
+        work = _tiny_workdir(folder)
+        snakemake("--cores", "2", "--directory", str(work), cwd=work)
+
+    def copy(tmp_path: Path) -> Path:
+        done = once_per_run("tiny_run", make)
+        for name in ("work", "mirror"):
+            shutil.copytree(done / name, tmp_path / name, symlinks=True)
+        return tmp_path / "work"
+
+    return copy
+
+
 def pytest_collection_modifyitems(config, items):
     """The tests marked ``slow`` run first, the rest in file order. pytest-xdist hands the
     tests out in this order, so a long test is never the last one left on a worker while

@@ -416,9 +416,8 @@ def _tiny_workdir(tmp_path: Path, edges: str = TINY_EDGES) -> Path:
     return work
 
 
-def test_tiny_end_to_end_run(tmp_path):
-    work = _tiny_workdir(tmp_path)
-    snakemake("--cores", "2", "--directory", str(work), cwd=work)
+def test_tiny_end_to_end_run(tmp_path, tiny_run):
+    work = tiny_run(tmp_path)
     table = pd.read_csv(work / "results" / "tables" / "datasets.csv")
     rows = table.set_index("dataset")
     assert rows.loc["school", "n"] == 14 == rows.loc["school", "paper_n"]

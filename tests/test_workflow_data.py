@@ -13,13 +13,12 @@ import yaml
 
 from .conftest import REPO
 from .helpers import snakemake
-from .test_workflow import _planned_jobs, _tiny_workdir
+from .test_workflow import _planned_jobs
 
 
 @pytest.mark.slow
-def test_moving_or_adding_a_mirror_reruns_nothing(tmp_path):
-    work = _tiny_workdir(tmp_path)
-    snakemake("--cores", "2", "--directory", str(work), cwd=work)
+def test_moving_or_adding_a_mirror_reruns_nothing(tmp_path, tiny_run):
+    work = tiny_run(tmp_path)  # a finished run, its mirror at tmp_path / "mirror"
     moved = tmp_path / "moved"
     shutil.copytree(tmp_path / "mirror", moved)
     config = work / "config" / "config.yaml"
