@@ -142,18 +142,22 @@ DEFAULT_CONFIG = "config/config.yaml"  # the Snakefile's `configfile:`
 
 @pytest.fixture(scope="session")
 def dry_run(once_per_run):
-    """``dry_run(configfile)``: stdout of a forced dry run of the default target, with each
-    job's shell command, under ``configfile`` (:data:`DEFAULT_CONFIG`: no ``--configfile``, as
-    a user runs it); run once per configuration in a test run."""
+    """``dry_run(*configfiles)``: stdout of a forced dry run of the default target, with each
+    job's shell command, under ``configfiles`` (none or :data:`DEFAULT_CONFIG` alone: no
+    ``--configfile``, as a user runs it); run once per configuration in a test run."""
 
-    def run(configfile: str = DEFAULT_CONFIG) -> str:
-        extra = () if configfile == DEFAULT_CONFIG else ("--configfile", configfile)
+    def run(*configfiles: str) -> str:
+        if configfiles in ((), (DEFAULT_CONFIG,)):
+            configfiles, extra = (DEFAULT_CONFIG,), ()
+        else:
+            extra = ("--configfile", *configfiles)
 
         def make(folder):
             flags = ("--dry-run", "--nolock", "--cores", "2", "--forceall", "--printshellcmds")
             (folder / "stdout").write_text(snakemake(*flags, *extra).stdout)
 
-        return (once_per_run(f"dry_run_{Path(configfile).stem}", make) / "stdout").read_text()
+        name = "dry_run_" + "_".join(Path(c).stem for c in configfiles)
+        return (once_per_run(name, make) / "stdout").read_text()
 
     return run
 
@@ -212,24 +216,23 @@ def _folds(folds_used: dict, dataset: str, method: str, n_folds: int) -> int:
     return limit.get(method, n_folds) if isinstance(limit, dict) else limit
 
 
-def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path):
+def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path, dry_run):
     """tste.folds_used limits the configured (dataset, method) jobs only: the default config
     evaluates the first 5 MNIST folds (every method) and every music fold, a per-method entry
     replaces the dataset's number, and config/paper.yaml restores all 10 folds. Each fold is
     a job (tste-part) after one validation job per grid value (tste-search), and the merge
-    reads exactly the folds used."""
+    reads exactly the folds used. (The default and the paper's plans are the shared dry runs
+    of the default target; the STE-K jobs are read from them.)"""
     targets = [f"results/metrics/tste/{d}/STE-K.csv" for d in ("mnist_triplets_1k", "music")]
     grid = yaml.safe_load((REPO / DEFAULT_CONFIG).read_text())["tste"]["grids"]["STE-K"]
 
-    def folds(*extra):
-        proc = snakemake(
-            *targets, "--dry-run", "--nolock", "--forceall", "--printshellcmds", *extra
-        )
-        lines = proc.stdout.splitlines()
+    def folds(plan: str):
+        lines = plan.splitlines()
+        ste_k = [c for c in lines if "--method STE-K " in c]
         out = {}
         for d in ("mnist_triplets_1k", "music"):
-            parts = [c for c in lines if "tste-part" in c and f"datasets/{d} " in c]
-            search = [c for c in lines if "tste-search" in c and f"datasets/{d} " in c]
+            parts = [c for c in ste_k if "tste-part" in c and f"datasets/{d} " in c]
+            search = [c for c in ste_k if "tste-search" in c and f"datasets/{d} " in c]
             (merge,) = [c for c in lines if f"merge --out results/metrics/tste/{d}/STE-K" in c]
             assert len(search) == len(next(iter(grid.values())))
             files = [f"results/metrics/tste/{d}/STE-K/search/{k}.npz" for k in range(len(search))]
@@ -238,14 +241,16 @@ def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path):
             out[d] = sorted(int(re.search(r"--part fold(\d+)", c).group(1)) for c in parts)
         return out
 
-    assert folds() == {"mnist_triplets_1k": list(range(5)), "music": list(range(10))}
-    paper = folds("--configfile", "config/config.yaml", "config/paper.yaml")
+    assert folds(dry_run()) == {"mnist_triplets_1k": list(range(5)), "music": list(range(10))}
+    paper = folds(dry_run(DEFAULT_CONFIG, "config/paper.yaml"))
     assert paper == {"mnist_triplets_1k": list(range(10)), "music": list(range(10))}
     override = tmp_path / "folds.yaml"
     override.write_text(
         yaml.safe_dump({"tste": {"folds_used": {"mnist_triplets_1k": {"STE-K": 3}}}})
     )
-    limited = folds("--configfile", "config/config.yaml", str(override))
+    flags = ("--dry-run", "--nolock", "--forceall", "--printshellcmds")
+    plan = snakemake(*targets, *flags, "--configfile", DEFAULT_CONFIG, str(override)).stdout
+    limited = folds(plan)
     assert limited == {"mnist_triplets_1k": [0, 1, 2], "music": list(range(10))}
 
 
@@ -483,22 +488,19 @@ def test_interrupted_run_resumes_without_redoing_finished_jobs(tmp_path):
     assert {n: metas[n].stat().st_mtime_ns for n in finished} == finished
 
 
-def test_paper_overlay_runs_the_papers_restarts_and_parses():
+def test_paper_overlay_runs_the_papers_restarts_and_parses(dry_run):
     """config/paper.yaml over the default: SNEST's 100 restarts (20 for n > 2000), EE's full
     iterations; every job command still parses."""
     import shlex
 
     from embedlab.cli import build_parser
 
-    proc = snakemake(
-        "--dry-run", "--nolock", "--forceall", "--printshellcmds",
-        "--configfile", "config/config.yaml", "config/paper.yaml",
-    )  # fmt: skip
-    commands = re.findall(r"python -m embedlab ([^>]*)>", proc.stdout)
+    plan = dry_run(DEFAULT_CONFIG, "config/paper.yaml")
+    commands = re.findall(r"python -m embedlab ([^>]*)>", plan)
     parser = build_parser()
     for command in commands:
         parser.parse_args(shlex.split(command))
-    restarts = dict(re.findall(r"datasets/(\w+) --cell \S+ .*?--restarts (\d+)", proc.stdout))
+    restarts = dict(re.findall(r"datasets/(\w+) --cell \S+ .*?--restarts (\d+)", plan))
     assert restarts["school"] == restarts["w1000"] == "100"
     assert restarts["grqc"] == restarts["w5000"] == "20"
 
