@@ -156,8 +156,9 @@ def test_an_identical_copy_elsewhere_is_the_same_code(tmp_path):
 
 # --- a real run: Snakemake reruns what an edit reaches, and nothing for a comment ---------
 def _workflow_copy(tmp_path: Path) -> tuple[Path, Path]:
-    """(a copy of the workflow with its own src/, a working directory building two datasets
-    that need no raw file and their summary table)."""
+    """(a copy of the workflow with its own src/, a working directory building one dataset
+    that needs no raw file, swissroll (datasets/synthetic.py, the module the test rewords),
+    and the summary table)."""
     repo = tmp_path / "repo"
     repo.mkdir()
     for name in ("Snakefile", "pyproject.toml"):
@@ -170,7 +171,7 @@ def _workflow_copy(tmp_path: Path) -> tuple[Path, Path]:
     (work / "config" / "config.yaml").write_text(
         f"data: {{registry: {repo}/config/datasets.yaml, mirror: {tmp_path}/none,"
         " raw_dir: resources/raw, offline: true}\n"
-        "datasets: {build: [iris, swissroll]}\n"
+        "datasets: {build: [swissroll]}\n"
     )
     return repo, work
 
