@@ -187,6 +187,16 @@ def snest_grid_cuts(cells, benchmarks) -> list[Cut]:
     return out
 
 
+def snest_config_cut(cells, config: dict, benchmarks) -> Cut:
+    """The learning rates of ``config``'s ``snest`` section (a narrower grid than the run's)
+    kept on every dataset: checks a chosen grid against a run made with every rate."""
+    def keep(cell, table):
+        rates = snest_rates(config, cell["dataset"], cell["cell"].split("-")[0])
+        return table["learning_rate"].astype(float).isin(rates)
+
+    return _snest_cut(cells, "grid of --config on every dataset", keep, benchmarks)
+
+
 def snest_winner_cuts(results: Path, config: dict) -> list[Cut]:
     """Without the runs files, from the run's Table 1 (``tables/snest_kl.csv``: each cell's
     winning learning rate and seconds per run) and the ``snest`` section of its config: per
@@ -340,12 +350,14 @@ def replay(
     snest_config: dict | None = None,
 ) -> pd.DataFrame:
     """Every cut this run's files allow, one row each (empty sections are skipped); SNEST's
-    from its runs files, else (``snest_config`` given) from its Table 1 alone."""
+    from its runs files (``snest_config`` given: also that config's grids kept), else
+    (``snest_config`` given) from its Table 1 alone."""
     cells = snest_cells(results)
     cuts = [
         *snest_restart_cuts(cells, snest_restarts, benchmarks),
         *snest_grid_cuts(cells, benchmarks),
         *([] if cells else snest_winner_cuts(results, snest_config or {})),
+        *([snest_config_cut(cells, snest_config, benchmarks)] if cells and snest_config else []),
         *dcode_subset_cuts(results, dcode_subsets, benchmarks),
         *diffeomap_full_set_cuts(results, benchmarks),
     ]
@@ -365,8 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dcode-subsets", type=int, nargs="+", default=[30, 60, 90])
     parser.add_argument(
         "--config", type=Path, default=None,
-        help="the run's config file: SNEST's grid and restarts, for a run whose Table 1 is "
-        "kept without its runs files",
+        help="a config file's snest section: with the run's runs files, its grids replayed as a "
+        "cut; for a run whose Table 1 is kept without them, the run's own grid and restarts",
     )
     args = parser.parse_args(argv)
     snest_config = yaml.safe_load(args.config.read_text())["snest"] if args.config else None

@@ -63,6 +63,9 @@ def test_cuts_replay_reads_a_synthetic_run(tmp_path):
     assert by_cut.loc["grid tsne drop learning_rate 500", "taken"] == "yes"
     assert by_cut.loc["grid tsne drop learning_rate 500", "exact"] == "yes"
     assert by_cut.loc["grid tsne drop learning_rate 10", "taken"] == "no"
+    config = {"grid": {"default": {"learning_rate": [10.0]}}, "grid_by_dataset": {}}
+    narrow = replay_cuts.replay(tmp_path, None, [1], [2], snest_config=config).set_index("cut")
+    assert narrow.loc["grid of --config on every dataset", "exact"] == "yes"
     flip = "20a,188w dcode median rank: worse -> matched"
     assert by_cut.loc["subsets 2", "verdicts_changed"] == flip
     keep_narrow = by_cut.loc["full_set vowel keep sigma_rel 0.1"]
