@@ -37,7 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,8 +73,9 @@ class Cut:
     #: where the saving comes from: each dropped fit's own seconds, or an estimate
     basis: str = "the dropped fits' seconds"
 
-    def compare(self, item: str, old: float, new: float, old_verdict: str, new_verdict: str):
-        self.changes.append((item, old, new, old_verdict, new_verdict))
+    def compare(self, item: str, old: float, new: float, judge: Callable[[float], str]):
+        """One published number before and after the cut, each judged by the table's rule."""
+        self.changes.append((item, old, new, judge(old), judge(new)))
 
     def row(self) -> dict:
         moved = [abs(n - o) for _, o, n, _, _ in self.changes if np.isfinite(n - o)]
@@ -144,12 +145,9 @@ def _snest_cut(cells, name, keep, benchmarks) -> Cut:
         new = float(costs[kept].min()) if costs[kept].notna().any() else np.nan
         ref = paper.get((c["dataset"], c["cell"]))
         cut.compare(
-            f"{c['dataset']} {c['cell']} KL",
-            old,
-            new,
-            tables.verdict(old, ref, tol=SNEST_TOL, lower_is_better=True),
-            tables.verdict(new, ref, tol=SNEST_TOL, lower_is_better=True),
-        )
+            f"{c['dataset']} {c['cell']} KL", old, new,
+            lambda v, ref=ref: tables.verdict(v, ref, tol=SNEST_TOL, lower_is_better=True),
+        )  # fmt: skip
     return cut
 
 
@@ -221,7 +219,7 @@ def snest_winner_cuts(results: Path, config: dict) -> list[Cut]:
                   basis="the cells' mean seconds per run")  # fmt: skip
         cut.saved_s = float(g["seconds_per_run"].sum()) * len(dropped) * restarts
         for row in g.itertuples():
-            cut.compare(f"{dataset} {row.cell} KL", row.kl, row.kl, row.verdict, row.verdict)
+            cut.compare(f"{dataset} {row.cell} KL", row.kl, row.kl, lambda v, r=row: r.verdict)
         out.append(cut)
     return out
 
@@ -279,12 +277,9 @@ def dcode_subset_cuts(results: Path, subsets: Iterable[int], benchmarks) -> list
                 old = float(g["median_rank"].mean())
                 new = float(g.loc[g["subset"] < k, "median_rank"].mean())
                 cut.compare(
-                    f"{a}a,{w}w {method} median rank",
-                    old,
-                    new,
-                    tables.verdict(old, paper_value, tol=DCODE_TOL, lower_is_better=True),
-                    tables.verdict(new, paper_value, tol=DCODE_TOL, lower_is_better=True),
-                )
+                    f"{a}a,{w}w {method} median rank", old, new,
+                    lambda v, p=paper_value: tables.verdict(v, p, DCODE_TOL, lower_is_better=True),
+                )  # fmt: skip
         out.append(cut)
     return out
 
@@ -329,12 +324,9 @@ def diffeomap_full_set_cuts(results: Path, benchmarks) -> list[Cut]:
             cut.saved_s = float(cpu.sum() - cpu[position])
             new = float(point["value"])
             cut.compare(
-                f"{dataset} diffeomap {metric}",
-                float(best),
-                new,
-                diffeomap_verdict(float(best), paper_value, metric),
-                diffeomap_verdict(new, paper_value, metric),
-            )
+                f"{dataset} diffeomap {metric}", float(best), new,
+                lambda v, p=paper_value, m=metric: diffeomap_verdict(v, p, m),
+            )  # fmt: skip
             out.append(cut)
     return out
 

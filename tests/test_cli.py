@@ -3,7 +3,6 @@ what the verb needs."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
@@ -89,22 +88,14 @@ def _imported_by(argv: list[str], heavy=HEAVY) -> list[str]:
 
 
 def _dcode_results(tmp_path) -> list[str]:
-    """A Table 2 result file (the layout of ``dcode-rank``'s JSON) of two toy subsets."""
-    rows = [
-        {"n_authors": 4, "n_words": 12, "subset": s, "method": m, "median_rank": r + s,
-         "mean_rank": r + s, "median_rank_set": r + s, "median_rank_counts": r + s}
-        for s in (0, 1) for m, r in (("dcode", 1.0), ("dcode_mle", 2.0), ("static_dcode", 3.0),
-                                     ("empirical", 2.5))
-    ]  # fmt: skip
-    data = {"size": [4, 12], "observation": "counts", "prediction": "predictive",
-            "fit_step": 1, "paper_words": "set", "params": {}, "chosen": {}, "validation": [],
-            "rows": rows}  # fmt: skip
-    out = tmp_path / "rank.json"
-    out.write_text(json.dumps(data))
-    paper = tmp_path / "paper.csv"
-    paper.write_text("n_authors,n_words,method,median_rank\n4,12,dcode,2.0\n")
-    return ["--paper", str(paper), "--csv", str(tmp_path / "t.csv"), "--md",
-            str(tmp_path / "t.md"), "--md-long", str(tmp_path / "l.md"), str(out)]  # fmt: skip
+    """``dcode-table``'s arguments for a toy Table 2 result file of two subsets (the layout of
+    ``dcode-rank``'s JSON), as benchmarks/bench_startup.py times it."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import bench_startup
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    return bench_startup._dcode_result(tmp_path)
 
 
 def test_lean_jobs_import_only_what_they_use(tmp_path):

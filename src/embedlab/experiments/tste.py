@@ -901,21 +901,30 @@ def _cmd_search(args: argparse.Namespace) -> None:
     runs.save_npz(args.out, arrays, {"method": method, "name": args.name, "value": value})
 
 
-def load_validation(files: Iterable[str | Path]) -> Validation | None:
-    """The paper text's choice from the files of :func:`_cmd_search`, given in grid order
-    (none: an untuned method)."""
+def load_grid_files(files: Iterable[str | Path], what: str):
+    """(the tuned parameter's name, its values, [(arrays, info)]) of one grid's files, one per
+    value in grid order, written by a search verb; None without files (an untuned method)."""
     loaded = [runs.load_npz(f) for f in files]
     if not loaded:
         return None
     names = {info["name"] for _, info in loaded}
     if len(names) != 1:
-        raise ValueError(f"validation files tune different parameters: {sorted(names)}")
-    values = [info["value"] for _, info in loaded]
+        raise ValueError(f"{what} files tune different parameters: {sorted(names)}")
+    return names.pop(), [info["value"] for _, info in loaded], loaded
+
+
+def load_validation(files: Iterable[str | Path]) -> Validation | None:
+    """The paper text's choice from the files of :func:`_cmd_search`, given in grid order
+    (none: an untuned method)."""
+    grid = load_grid_files(files, "validation")
+    if grid is None:
+        return None
+    name, values, loaded = grid
     errors = [
         dict(zip(arrays["dims"].tolist(), arrays["errors"].tolist(), strict=True))
         for arrays, _ in loaded
     ]
-    return Validation.choose(names.pop(), values, errors)
+    return Validation.choose(name, values, errors)
 
 
 def _cmd_part(args: argparse.Namespace) -> None:
@@ -943,18 +952,15 @@ def _cmd_authors_search(args: argparse.Namespace) -> None:
 def load_search(files: Iterable[str | Path]) -> AuthorsSearch | None:
     """The search's outcome from the files of :func:`_cmd_authors_search`, given in grid order
     (none: an untuned method)."""
-    loaded = [runs.load_npz(f) for f in files]
-    if not loaded:
+    grid = load_grid_files(files, "search")
+    if grid is None:
         return None
-    names = {info["name"] for _, info in loaded}
-    if len(names) != 1:
-        raise ValueError(f"search files tune different parameters: {sorted(names)}")
-    values = [info["value"] for _, info in loaded]
+    name, values, loaded = grid
     results = [
         (int(info["violations"]), arrays["embedding"] if arrays["embedding"].size else None)
         for arrays, info in loaded
     ]
-    return AuthorsSearch.choose(names.pop(), values, results)
+    return AuthorsSearch.choose(name, values, results)
 
 
 def _cmd_authors_part(args: argparse.Namespace) -> None:
