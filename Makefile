@@ -63,9 +63,12 @@ browser:
 
 # one thread per job: the quick run's jobs are small (imports and compiles, not kernels), so two
 # single-thread jobs fill the 2 cores where one 2-thread job left one idle
+# CONFIG's files other than the default are merged over config/quick.yaml (a mirror folder, an
+# offline switch, own datasets): make quick CONFIG="config/config.yaml my.yaml"
+QUICK_CONFIG := config/quick.yaml $(filter-out config/config.yaml,$(CONFIG))
 quick: $(STAMP)
-	$(SNAKEMAKE) --configfile config/quick.yaml --max-threads 1
-	$(MAKE) report CONFIG=config/quick.yaml
+	$(SNAKEMAKE) --configfile $(QUICK_CONFIG) --max-threads 1
+	$(MAKE) report CONFIG="$(QUICK_CONFIG)"
 
 # The docs site: docs/*.md filled from docs/templates and the tables in docs/data, then built
 # with MkDocs in strict mode into results/site. RESULTS=<a run's results folder> first copies
