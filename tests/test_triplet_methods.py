@@ -757,3 +757,16 @@ def test_released_ste_k_estimator_records_the_constant_regulariser_cost():
     nll = np.logaddexp(0.0, a - b).sum()
     assert coded.cost_history_[0] == pytest.approx(0.6 * nll + 0.4 * 12, rel=1e-10)
     assert exact.cost_history_[0] == pytest.approx(0.6 * nll + 0.4 * np.trace(x0), rel=1e-10)
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_fit_takes_scikit_learns_y_and_n_by_keyword(name):
+    """``fit(X, y)`` as scikit-learn calls it: y (labels, say) is ignored, so it is the fit of
+    X alone; the number of items goes by keyword only."""
+    trip = np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0], [3, 2, 1]])
+    plain = METHODS[name](random_state=0, max_iter=5).fit(trip)
+    with_y = METHODS[name](random_state=0, max_iter=5).fit(trip, np.array([0, 0, 1, 1]))
+    assert np.array_equal(plain.embedding_, with_y.embedding_)
+    assert METHODS[name](random_state=0, max_iter=5).fit(trip, n=6).embedding_.shape[0] == 6
+    with pytest.raises(TypeError):
+        METHODS[name](random_state=0, max_iter=5).fit(trip, None, 6)

@@ -494,12 +494,12 @@ class _TripletEmbedding(BaseEstimator):
             raise ValueError(f"{name}: min_iter applies to the adaptive solver only")
 
     def fit(
-        self, triplets: Any, n: int | None = None, allow_self: bool = False
+        self, triplets: Any, y: Any = None, *, n: int | None = None, allow_self: bool = False
     ) -> _TripletEmbedding:
-        """Embed the items of ``triplets`` ((m, 3) ints; n = number of items, default
-        largest index + 1; ``allow_self`` accepts j = i). Sets ``embedding_`` (n x
-        n_components), ``cost_``, ``n_iter_``, ``cost_history_``, ``step_history_`` and, for
-        K forms, ``kernel_``."""
+        """Embed the items of ``triplets`` ((m, 3) ints; ``y`` is ignored, as scikit-learn's
+        ``fit(X, y=None)``; by keyword: n = number of items, default largest index + 1;
+        ``allow_self`` accepts j = i). Sets ``embedding_`` (n x n_components), ``cost_``,
+        ``n_iter_``, ``cost_history_``, ``step_history_`` and, for K forms, ``kernel_``."""
         trip, n = check_triplets(triplets, n, allow_self=allow_self)
         self._check_params(n)
         form = self._form()
@@ -565,10 +565,10 @@ class _TripletEmbedding(BaseEstimator):
         return self
 
     def fit_transform(
-        self, triplets: Any, n: int | None = None, allow_self: bool = False
+        self, triplets: Any, y: Any = None, *, n: int | None = None, allow_self: bool = False
     ) -> np.ndarray:
-        """Fit and return ``embedding_``."""
-        return self.fit(triplets, n=n, allow_self=allow_self).embedding_
+        """Fit (as :meth:`fit`) and return ``embedding_``."""
+        return self.fit(triplets, y, n=n, allow_self=allow_self).embedding_
 
     def score(self, triplets: Any) -> float:
         """Fraction of ``triplets`` that ``embedding_`` satisfies (d_ij < d_il)."""
