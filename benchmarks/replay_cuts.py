@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from embedlab import runs, tables
+from embedlab import runs, tables, timings
 
 REPO = Path(__file__).resolve().parents[1]
 PAPER_VALUES = REPO / "config" / "paper_values"
@@ -93,16 +93,21 @@ class Cut:
         }
 
 
-def cpu_per_wall(benchmarks: Path | None, rule: str, log_stem: str) -> float:
-    """The job's CPU seconds / wall seconds from its Snakemake benchmark file (1.0 without)."""
+def job_benchmark(benchmarks: Path | None, rule: str, log_stem: str) -> dict | None:
+    """The job's Snakemake benchmark file (:func:`embedlab.timings.read_benchmark`: wall_s,
+    cpu_s, ...), or None where the run has none."""
     if benchmarks is None:
-        return 1.0
+        return None
     path = benchmarks / rule / f"{log_stem}.tsv"
-    if not path.is_file():
+    return timings.read_benchmark(path) if path.is_file() else None
+
+
+def cpu_per_wall(benchmarks: Path | None, rule: str, log_stem: str) -> float:
+    """The job's CPU seconds / wall seconds from its benchmark file (1.0 without)."""
+    job = job_benchmark(benchmarks, rule, log_stem)
+    if job is None or not job["wall_s"] > 0 or not np.isfinite(job["cpu_s"]):
         return 1.0
-    last = pd.read_csv(path, sep="\t").iloc[-1]
-    cpu, wall = pd.to_numeric(last["cpu_time"], errors="coerce"), float(last["s"])
-    return float(cpu) / wall if wall > 0 and np.isfinite(cpu) else 1.0
+    return job["cpu_s"] / job["wall_s"]
 
 
 # ---------------------------------------------------------------------------------- SNEST
@@ -261,11 +266,10 @@ def dcode_subset_cuts(results: Path, subsets: Iterable[int], benchmarks) -> list
             n = int(rows["subset"].nunique())
             if k >= n:
                 continue
-            ratio = cpu_per_wall(benchmarks, "dcode_rank", f"dcode/{path.stem}")
-            bench = benchmarks / "dcode_rank" / "dcode" / f"{path.stem}.tsv" if benchmarks else None
-            if bench is not None and bench.is_file():
-                wall = float(pd.read_csv(bench, sep="\t").iloc[-1]["s"])
-                cut.saved_s += wall * ratio * (n - k) / n
+            job = job_benchmark(benchmarks, "dcode_rank", f"dcode/{path.stem}")
+            if job is not None:
+                cpu = job["cpu_s"] if np.isfinite(job["cpu_s"]) else job["wall_s"]
+                cut.saved_s += cpu * (n - k) / n
                 cut.basis = "the job's share of the subsets"
             if data["observation"] != "counts":
                 continue  # the per-token reading has no published number
