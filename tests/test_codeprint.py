@@ -19,7 +19,8 @@ from .conftest import REPO
 from .helpers import snakemake
 
 SRC = REPO / "src"
-FIT_VERBS = {"snest-embed", "ee-sweep", "ee-homotopy", "scale-embed"}
+#: the verbs and steps that fit an embedding with the shared optimiser
+FIT_VERBS = {"snest-embed", "ee.sweep", "ee.homotopy", "scale-embed"}
 
 
 def copy_src(tmp_path: Path) -> Path:
@@ -36,8 +37,10 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def changed_verbs(before: Path, after: Path) -> set[str]:
+    """The verbs and the workflow steps (``"ee.sweep"``) whose fingerprint differs."""
     a, b = CodePrints(before), CodePrints(after)
-    return {v for v in a.handlers() if a.of(v) != b.of(v)}
+    verbs = {v for v in a.handlers() if a.of(v) != b.of(v)}
+    return verbs | {s for s in a.steps() if a.of_step(s) != b.of_step(s)}
 
 
 def edit_a_body(path: Path) -> None:
@@ -105,24 +108,56 @@ def test_a_builder_edit_reaches_only_the_datasets_it_builds(tmp_path):
     assert before.of("build") == after.of("build")
 
 
-# every rule that runs `python -m embedlab VERB` passes `code=code_of("VERB"...)`
+# every rule that runs `python -m embedlab VERB` passes `code=code_of("VERB"...)`; every rule
+# that runs a step passes its name, `code=step_code(STEP)` and its settings
 RULE = re.compile(r"^rule (\w+):\n(.*?)(?=^\S)", re.M | re.S)
 
 
-def test_every_rule_carries_the_fingerprint_of_its_verb():
+def test_every_rule_carries_the_fingerprint_of_its_verb_or_step():
     checked = 0
     for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
         for name, body in RULE.findall(path.read_text() + "\nEND"):
+            where = f"{path.name}: rule {name}"
+            if "    script:" in body:
+                assert "STEP_SCRIPT" in body.split("    script:")[-1], where
+                step = re.search(r'step="([a-z_]+\.[a-z_]+)"', body)
+                assert step, f"{where} names no step"
+                step = step[1]
+                assert f'code=step_code("{step}")' in body, f"{where}: no step_code({step!r})"
+                settings = re.search(r"settings=(.*)", body)
+                assert settings and (
+                    settings[1] == "{}," or f'step_settings("{step}"' in settings[1]
+                ), f"{where}: settings not from step_settings({step!r})"
+                checked += 1
+                continue
             command = " ".join(re.findall(r'"([^"]*)"', body.split("    shell:")[-1]))
             verbs = re.findall(r"-m embedlab\s+([a-z][a-z-]*)", command)
             if not verbs:
-                assert "python" not in command, f"{path.name}: rule {name}: {command}"
+                assert "python" not in command, f"{where}: {command}"
                 continue  # runs no package code (rule unknown_dataset only fails)
             assert re.search(rf'code=(lambda \w+: )?code_of\(\s*"{verbs[0]}"', body), (
-                f"{path.name}: rule {name} runs `{verbs[0]}` without code=code_of(\"{verbs[0]}\")"
+                f'{where} runs `{verbs[0]}` without code=code_of("{verbs[0]}")'
             )
             checked += 1
     assert checked >= 30
+
+
+def test_no_step_function_holds_a_local_named_as_a_step():
+    """Fingerprints follow names: a local ``table`` in one step would make the ``table`` step's
+    code count as its own, and an edit to one would rerun the other's jobs."""
+    prints = CodePrints(SRC)
+    for module in {prints.step_home(step)[0] for step in prints.steps()}:
+        steps = {
+            step.partition(".")[2] for step in prints.steps() if prints.step_home(step)[0] == module
+        }
+        for name in steps:
+            node = prints.module(module).defs[name]
+            stored = {
+                n.id
+                for n in ast.walk(node)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+            assert not stored & steps, f"{module}.{name} assigns {sorted(stored & steps)}"
 
 
 def _run_verb(src: Path, workflow_src: Path) -> subprocess.CompletedProcess:
@@ -228,12 +263,12 @@ def test_a_function_edit_reaches_only_the_verbs_that_call_it(tmp_path):
     src = copy_src(tmp_path)
     _edit_function(src / "embedlab" / "tables.py", "left_out_note")
     changed = changed_verbs(SRC, src)
-    assert {"snest-table", "ee-table", "diffeomap-table", "tste-claims"} <= changed
+    assert {"snest-table", "ee.table", "diffeomap-table", "tste-claims"} <= changed
     assert not changed & (FIT_VERBS | {"build", "fetch", "dcode-rank", "tste-part"})
     src = copy_src(tmp_path / "again")
     _edit_function(src / "embedlab" / "tables.py", "write_csv")
     changed = changed_verbs(SRC, src)
-    assert {"summarize-datasets", "timings", "tste-part", "ee-sweep"} <= changed
+    assert {"summarize-datasets", "timings", "tste-part", "ee.sweep"} <= changed
     assert "build" not in changed and "fetch" not in changed
 
 
@@ -245,13 +280,26 @@ def test_a_verbs_own_options_reach_that_verb_only(tmp_path):
         'p.add_argument("--readme", default="README.md")\n    p.add_argument("--new-option")',
     )
     assert changed_verbs(SRC, src) == {"docs"}
-    src = copy_src(tmp_path / "ee")
-    edit(  # a paper's verb: its group of its module's register()
-        src / "embedlab" / "experiments" / "ee.py",
-        'p.add_argument("--max-iter", type=int, required=True)',
-        'p.add_argument("--max-iter", type=int, default=100)',
-    )
-    assert changed_verbs(SRC, src) == {"ee-sweep"}
+
+
+def test_a_steps_code_and_settings_reach_that_step_only(tmp_path):
+    """A step's function, its computation and its settings class rerun its jobs and no other
+    step's, though one module holds every step of the paper."""
+    ee = Path("embedlab") / "experiments" / "ee"
+    for path, name, expected in [
+        (ee / "steps.py", "table", {"ee.table"}),
+        (ee / "sweep.py", "sweep", {"ee.sweep"}),
+        (ee / "homotopy.py", "homotopy_comparison", {"ee.homotopy"}),
+    ]:
+        src = copy_src(tmp_path / name)
+        _edit_function(src / path, name)
+        assert changed_verbs(SRC, src) == expected, name
+    src = copy_src(tmp_path / "settings")
+    edit(src / ee / "settings.py", "    max_iter: int\n", "    max_iter: int\n    extra: int\n")
+    assert changed_verbs(SRC, src) == {"ee.sweep"}
+    src = copy_src(tmp_path / "runner")
+    _edit_function(src / "embedlab" / "steps.py", "run_rule")
+    assert changed_verbs(SRC, src) == set(CodePrints(SRC).steps())
 
 
 def test_the_options_every_verb_shares_reach_every_verb(tmp_path):

@@ -1,15 +1,16 @@
 """Elastic Embedding glue: sweep with learning-rate fallback, table, figures, homotopy."""
 
-import argparse
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from embedlab import artifacts
 from embedlab.datasets.synthetic import build_swiss_roll
-from embedlab.experiments import ee
+from embedlab.experiments.ee import homotopy
+from embedlab.experiments.ee import sweep as ee
+from embedlab.experiments.ee.settings import SweepSettings
 from embedlab.methods.elastic import elastic_costs
+from embedlab.steps import call
 
 
 @pytest.fixture(scope="module")
@@ -24,57 +25,79 @@ def test_unrolling_measure():
     t = np.linspace(0, 10, 200)
     rng = np.random.default_rng(0)
     line = np.column_stack([np.cos(0.6) * t, np.sin(0.6) * t]) + rng.normal(0, 0.01, (200, 2))
-    assert ee.unrolling(line, t)[0] > 0.999
+    assert homotopy.unrolling(line, t)[0] > 0.999
     folded = np.column_stack([np.abs(t - 5.0), rng.normal(0, 0.01, 200)])  # not unrolled
-    assert ee.unrolling(folded, t)[0] < 0.3
+    assert homotopy.unrolling(folded, t)[0] < 0.3
     blob = rng.normal(size=(200, 2))
-    assert ee.unrolling(blob, t)[0] < 0.3
+    assert homotopy.unrolling(blob, t)[0] < 0.3
 
 
 def test_sweep_falls_back_to_the_next_learning_rate(roll):
     art, _ = roll
     X = art.arrays["X"]
-    table, maps = ee.sweep(
-        X, art.arrays["labels"], "roll", {"distance": [1000.0], "uniform": [1e-3]}, 12.0,
-        [1e6, 100.0], 150,
+    settings = SweepSettings(
+        lambdas={"distance": [1000.0], "uniform": [1e-3]},
+        perplexity=12.0,
+        learning_rates=(1e6, 100.0),
+        max_iter=150,
     )
+    table, maps = ee.sweep(X, art.arrays["labels"], "roll", settings)
     assert list(table["negative_weights"]) == ["distance", "uniform"]
     assert (table["learning_rate"] == 100.0).all()
     assert table["diverged_at"].str.startswith("1e+06").all()
     assert maps.shape == (2, 300, 2) and np.isfinite(maps).all()
     assert table["nn1_error"].between(0, 1).all() and table["trustworthiness"].between(0, 1).all()
     # every learning rate diverging is recorded, not raised
-    table, maps = ee.sweep(X, None, "roll", {"distance": [1000.0]}, 12.0, [1e6], 150)
+    settings = SweepSettings(
+        lambdas={"distance": [1000.0]}, perplexity=12.0, learning_rates=(1e6,), max_iter=150
+    )
+    table, maps = ee.sweep(X, None, "roll", settings)
     assert table["learning_rate"].isna().all() and np.isnan(maps).all()
 
 
-def test_cli_sweep_table_figure_homotopy(roll, tmp_path):
+def test_steps_sweep_table_figure_homotopy(roll, tmp_path):
     _, folder = roll
-    parser = argparse.ArgumentParser()
-    ee.register(parser.add_subparsers())
-
-    def run(*argv):
-        args = parser.parse_args([str(a) for a in argv])
-        args.func(args)
-
-    maps, csv = tmp_path / "roll.npz", tmp_path / "roll.csv"
-    run("ee-sweep", "--artifact", folder, "--dataset", "roll", "--perplexity", 12,
-        "--lambdas", '{"distance": [10, 100], "uniform": [1e-4]}', "--max-iter", 100,
-        "--learning-rates", 100, 10, "--out", maps, "--csv", csv)
-    run("ee-table", "--csv", tmp_path / "t.csv", "--md", tmp_path / "t.md", csv, "--left-out", "{}")
-    table = pd.read_csv(tmp_path / "t.csv")
-    assert len(table) == 3 and "trustworthiness" in (tmp_path / "t.md").read_text()
-    run("ee-figure", "--artifact", folder, "--dataset", "roll", "--runs", maps, "--csv", csv,
-        "--out", tmp_path / "fig")
+    data = [str(folder / name) for name in artifacts.FILES]
+    maps, csv = str(tmp_path / "roll.npz"), str(tmp_path / "roll.csv")
+    sweep = {
+        "perplexity": 12,
+        "lambdas": {"distance": [10, 100], "uniform": [1e-4]},
+        "max_iter": 100,
+        "learning_rates": [100, 10],
+    }
+    call("ee.sweep", sweep, dict(data=data, maps=maps, csv=csv, dataset="roll"))
+    t_csv, t_md = tmp_path / "t.csv", tmp_path / "t.md"
+    call("ee.table", {"left_out": {}}, dict(sweeps=[csv], csv=str(t_csv), md=str(t_md)))
+    table = pd.read_csv(t_csv)
+    assert len(table) == 3 and "trustworthiness" in t_md.read_text()
+    figure = dict(png=str(tmp_path / "fig.png"), pdf=str(tmp_path / "fig.pdf"))
+    call("ee.figure", {}, dict(data=data, maps=maps, csv=csv, dataset="roll", **figure))
     assert (tmp_path / "fig.png").stat().st_size > 0 and (tmp_path / "fig.pdf").exists()
-    run("ee-homotopy", "--artifact", folder, "--budget", 140, "--logspace-steps", 7,
-        "--lam", 100, "--perplexity", 12, "--learning-rate", 100, "--start", 1e-4,
-        "--csv", tmp_path / "h.csv", "--md", tmp_path / "h.md", "--out", tmp_path / "h")
-    homotopy = pd.read_csv(tmp_path / "h.csv")
-    assert list(homotopy["schedule"]) == ["fixed", "polytope", "logspace"]
-    assert (homotopy["n_iter"] <= 140).all() and (homotopy["budget"] == 140).all()
-    assert list(homotopy["stages"]) == [1, 7, 7]
-    assert homotopy["spearman_t"].between(0, 1).all()
+    schedules = {
+        "budget": 140,
+        "logspace_steps": 7,
+        "lam": 100,
+        "perplexity": 12,
+        "learning_rate": 100,
+        "start": 1e-4,
+    }
+    h_csv = tmp_path / "h.csv"
+    call(
+        "ee.homotopy",
+        schedules,
+        dict(
+            data=data,
+            csv=str(h_csv),
+            md=str(tmp_path / "h.md"),
+            png=str(tmp_path / "h.png"),
+            pdf=str(tmp_path / "h.pdf"),
+        ),
+    )
+    rows = pd.read_csv(h_csv)
+    assert list(rows["schedule"]) == ["fixed", "polytope", "logspace"]
+    assert (rows["n_iter"] <= 140).all() and (rows["budget"] == 140).all()
+    assert list(rows["stages"]) == [1, 7, 7]
+    assert rows["spearman_t"].between(0, 1).all()
     assert (tmp_path / "h.png").exists()
 
 

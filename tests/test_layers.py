@@ -2,7 +2,7 @@
 
     base (artifacts, registry, fetch, tables, runs, perplexity, affinities, optimize,
           kernels, datasets)  ->  methods  ->  evaluate  ->  experiments, plots
-          ->  summary, timings, report_check, docs, cli
+          ->  summary, timings, report_check, docs, cli, steps (the workflow's runner)
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ LAYERS = {
     "report_check": 4,
     "docs": 4,
     "cli": 4,
+    "steps": 4,
     "__main__": 4,
 }  # every other module (the base) is layer 0
 

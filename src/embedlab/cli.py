@@ -26,10 +26,11 @@ def _experiment_modules(verb: str | None = None, core: Iterable[str] = ()) -> li
     paper's verbs via register(), all named ``<module>-...``. For a verb of one module, that
     module only (a job then imports one paper's methods, not all: ~1.5 s less per job); for
     one of the ``core`` verbs (this file's), none; for no verb or an unknown one, all (help,
-    the error's choices)."""
+    the error's choices). A paper held in a package (``experiments/<paper>/``) has no verbs:
+    the workflow runs its steps (:mod:`embedlab.steps`)."""
     import embedlab.experiments as pkg
 
-    names = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__))
+    names = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.ispkg)
     if verb is None:
         return names
     owners = [name for name in names if verb.startswith(f"{name}-")]

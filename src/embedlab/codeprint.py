@@ -51,6 +51,10 @@ ENTRY_FUNCTION = "main"
 #: the parser builders: the command line's, and each experiment module's (its verbs)
 ENTRY_PARSER = "build_parser"
 REGISTER = "register"
+#: the runner of every workflow step, and the module of each paper holding its steps
+RUNNER = f"{PACKAGE}.steps"
+RUNNER_FUNCTION = "run_rule"
+STEPS_MODULE = "steps"
 #: imported by every job (the code check) but computing no result: not fingerprinted, so a
 #: change to how fingerprints are taken reruns nothing
 NOT_FINGERPRINTED = frozenset({f"{PACKAGE}.codeprint"})
@@ -255,13 +259,20 @@ class CodePrints:
             parts.pop()
         return None
 
-    def _uses(self, nodes: list[ast.AST], current: _Module) -> dict[str, set[str] | None]:
+    def _uses(
+        self, nodes: list[ast.AST], current: _Module, wanted: set[str] | None = None
+    ) -> dict[str, set[str] | None]:
         """The package modules that the top-level ``nodes`` of ``current`` import, each with
-        the names used of it (None: all of it). ``from A import f`` uses ``f`` of A; a module
-        bound to a name (``from embedlab import tables``) uses the attributes read on that
-        name within the import's scope (the function holding it, or every node for a
-        top-level import), or all of it where the name is also used bare."""
+        the names used of it (None: all of it). ``from A import f`` inside a function uses
+        ``f`` of A; at the top level, only where ``nodes`` read ``f`` or ``f`` is among the
+        names ``wanted`` of ``current`` (a re-export; None: all of it), so a module's import
+        for one of its functions is not a use by another (an imported module's top-level
+        statements count wherever it is imported: importing runs them). A module bound to a name
+        (``from embedlab import tables``) uses the attributes read on that name within the
+        import's scope (the function holding it, or every node for a top-level import), or
+        all of it where the name is also used bare."""
         uses: dict[str, set[str] | None] = {}
+        read = {name for node in nodes for name in current.names[id(node)]}
 
         def use(module: str | None, names: set[str] | None) -> None:
             if module is None:
@@ -292,7 +303,12 @@ class CodePrints:
                         use(f"{base}.{alias.name}", used_on(local, scope))
                     elif alias.name == "*":
                         use(self._nearest(base), None)
-                    else:
+                    elif not (
+                        scope is nodes
+                        and wanted is not None
+                        and local not in read
+                        and local not in wanted
+                    ):
                         use(self._nearest(base), {alias.name})
         return uses
 
@@ -339,6 +355,25 @@ class CodePrints:
         if verb not in handlers:
             raise KeyError(f"no verb {verb!r} in {self.root}; verbs: {sorted(handlers)}")
         home, handler = handlers[verb]
+        # of the parser builders, the shared statements and this verb's own group only
+        variants = {ENTRY: {ENTRY_PARSER: self.module(ENTRY).parser_of(ENTRY_PARSER, verb)}}
+        roots: list[tuple[str, set[str] | None]] = [
+            (f"{PACKAGE}.__main__", None), (ENTRY, {ENTRY_FUNCTION}), (home, {handler})
+        ]
+        if home != ENTRY:
+            variants[home] = {REGISTER: self.module(home).parser_of(REGISTER, verb)}
+            roots.append((home, {REGISTER}))
+        roots += [(name, None) for name in modules]
+        return self._closure(roots, variants)
+
+    def _closure(
+        self,
+        roots: list[tuple[str, set[str] | None]],
+        variants: dict[str, dict[str, ast.AST]],
+    ) -> dict[str, str]:
+        """module -> the normalised code reached from ``roots`` ((module, names used of it;
+        None: all of it)), following the package's imports; ``variants`` as in
+        :meth:`_Module.reached`, per module."""
         wanted: dict[str, set[str] | None] = {}
         todo: list[str] = []
 
@@ -353,16 +388,8 @@ class CodePrints:
                 wanted[name] = new
                 todo.append(name)
 
-        # of the parser builders, the shared statements and this verb's own group only
-        variants = {ENTRY: {ENTRY_PARSER: self.module(ENTRY).parser_of(ENTRY_PARSER, verb)}}
-        want(f"{PACKAGE}.__main__", None)
-        want(ENTRY, {ENTRY_FUNCTION})
-        want(home, {handler})
-        if home != ENTRY:
-            variants[home] = {REGISTER: self.module(home).parser_of(REGISTER, verb)}
-            want(home, {REGISTER})
-        for name in modules:
-            want(name, None)
+        for name, names in roots:
+            want(name, names)
         reached: dict[str, list[ast.AST]] = {}
         while todo:
             name = todo.pop()
@@ -370,7 +397,7 @@ class CodePrints:
             names = wanted[name]
             nodes = module.body if names is None else module.reached(names, variants.get(name))
             reached[name] = nodes
-            for dependency, used in self._uses(nodes, module).items():
+            for dependency, used in self._uses(nodes, module, names).items():
                 want(dependency, used)
             for parent in self._parents(name):
                 want(parent, set())
@@ -380,12 +407,93 @@ class CodePrints:
         """The fingerprint (16 hex digits) of :meth:`parts`."""
         key = (verb, *modules)
         if key not in self._prints:
-            parts = self.parts(verb, *modules)
-            digest = hashlib.sha256()
-            for name in sorted(parts):
-                digest.update(f"{name}\n{parts[name]}\n".encode())
-            self._prints[key] = digest.hexdigest()[:16]
+            self._prints[key] = _digest(self.parts(verb, *modules))
         return self._prints[key]
+
+    # --- steps ---------------------------------------------------------------------------
+    def steps(self) -> list[str]:
+        """Every workflow step: ``"<paper>.<function>"`` for each public top-level function
+        of each ``experiments/<paper>/steps.py``."""
+        found = []
+        for path in sorted((self.root / "experiments").glob(f"*/{STEPS_MODULE}.py")):
+            module = self.module(f"{PACKAGE}.experiments.{path.parent.name}.{STEPS_MODULE}")
+            found += [
+                f"{path.parent.name}.{name}"
+                for name, node in module.defs.items()
+                if isinstance(node, ast.FunctionDef) and not name.startswith("_")
+            ]
+        return found
+
+    def step_home(self, step: str) -> tuple[str, str]:
+        """(module, function) of workflow step ``step`` (``"ee.sweep"``; embedlab.steps)."""
+        paper, _, function = step.partition(".")
+        module = f"{PACKAGE}.experiments.{paper}.{STEPS_MODULE}"
+        if not paper or not function or function not in self.module(module).defs:
+            raise KeyError(f"no step {step!r}: expected a function {function!r} in {module}")
+        return module, function
+
+    def step_parts(self, step: str, *modules: str) -> dict[str, str]:
+        """module -> the normalised code that running ``step`` runs: the runner's
+        (:data:`RUNNER`), the step function and all they reach, and ``modules`` whole (those
+        the step loads by computed name)."""
+        home, function = self.step_home(step)
+        roots = [(RUNNER, {RUNNER_FUNCTION}), (home, {function})]
+        return self._closure(roots + [(name, None) for name in modules], {})
+
+    def of_step(self, step: str, *modules: str) -> str:
+        """The fingerprint (16 hex digits) of :meth:`step_parts`."""
+        key = ("step:" + step, *modules)
+        if key not in self._prints:
+            self._prints[key] = _digest(self.step_parts(step, *modules))
+        return self._prints[key]
+
+    def settings_spec(self, step: str) -> tuple[str, list[str], list[str]]:
+        """(config section, config fields, derived fields) of the settings class that
+        ``step``'s function annotates its ``settings`` parameter with, read from the code (the
+        package is not imported). The class is defined in the steps module or imported into it
+        by ``from ... import``; its fields are its annotated names (:mod:`embedlab.settings`:
+        no inheritance of fields), a field annotated ``Derived[...]`` being derived, and its
+        ``section: ClassVar[str]`` the dotted config section it reads (default: the step's
+        paper). A step without settings: (paper, [], [])."""
+        home, function = self.step_home(step)
+        paper = step.partition(".")[0]
+        module = self.module(home)
+        args = module.defs[function].args
+        annotation = next(
+            (a.annotation for a in args.args + args.kwonlyargs if a.arg == "settings"), None
+        )
+        if annotation is None:
+            return paper, [], []
+        name = annotation.value if isinstance(annotation, ast.Constant) else annotation.id
+        section, config, derived = paper, [], []
+        for node in self._class(module, name).body:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                kind = node.annotation
+                text = kind.value if isinstance(kind, ast.Constant) else ast.unparse(kind)
+                if text.startswith("ClassVar"):
+                    if node.target.id == "section" and isinstance(node.value, ast.Constant):
+                        section = node.value.value
+                elif text.startswith("Derived["):
+                    derived.append(node.target.id)
+                else:
+                    config.append(node.target.id)
+        return section, config, derived
+
+    def _class(self, module: _Module, name: str) -> ast.ClassDef:
+        """The class ``name`` as ``module`` sees it: its own, or one it imports by name."""
+        if name in module.defs:
+            return module.defs[name]
+        for node in module.statements:
+            if isinstance(node, ast.ImportFrom) and any(a.name == name for a in node.names):
+                return self.module(self._base(node, module)).defs[name]
+        raise KeyError(f"{module.name}: no class {name!r} (defined or imported by name)")
+
+
+def _digest(parts: dict[str, str]) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(parts):
+        digest.update(f"{name}\n{parts[name]}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def check_same_code(verb: str, workflow_src: str | Path, imported_src: str | Path) -> None:

@@ -134,12 +134,12 @@ def dataset_summary(meta_files: Iterable[str | Path]) -> pd.DataFrame:
 LEFT_OUT_HELP = "JSON {own dataset: why this table leaves it out} ({} for none)"
 
 
-def left_out_note(left_out: str) -> str:
-    """Markdown naming the own datasets a table leaves out and why, from the JSON object
-    {dataset: reason} that the workflow passes (``--left-out``); '' for none."""
-    reasons = json.loads(left_out)
+def left_out_note(left_out: str | dict) -> str:
+    """Markdown naming the own datasets a table leaves out and why, from {dataset: reason}
+    (a step's settings) or that object as JSON (a verb's ``--left-out``); '' for none."""
+    reasons = json.loads(left_out) if isinstance(left_out, str) else left_out
     if not isinstance(reasons, dict):
-        raise ValueError(f"--left-out must be a JSON object, got {left_out!r}")
+        raise ValueError(f"left-out datasets must be a JSON object, got {left_out!r}")
     if not reasons:
         return ""
     items = "; ".join(f"{name} ({why})" for name, why in reasons.items())

@@ -114,6 +114,10 @@ def _load_codeprint():
 
 CODEPRINTS = _load_codeprint()
 
+# The one script that runs every step, relative to the rule files. It calls
+# embedlab.steps.run_rule with the job (params.step, params.settings, named inputs/outputs).
+STEP_SCRIPT = "../scripts/step.py"
+
 
 def code_of(verb, *modules):
     """Fingerprint of the package code that `python -m embedlab verb` runs (and `modules`,
@@ -121,6 +125,43 @@ def code_of(verb, *modules):
     to that code, and to no other, makes the rule's jobs out of date. Comments, docstrings
     and layout do not count (embedlab/codeprint.py)."""
     return CODEPRINTS.of(verb, *modules)
+
+
+def step_code(step, *modules):
+    """Fingerprint of the code that running workflow step `step` (`"ee.sweep"`) runs: the
+    runner, the step function and what they reach (and `modules`, loaded by computed name).
+    A rule passes it as `params.code`, so an edit to that code, and to no other, makes the
+    rule's jobs out of date."""
+    return CODEPRINTS.of_step(step, *modules)
+
+
+def step_settings(step, dataset=None, **derived):
+    """The settings that step `step` reads, for its rule's `params.settings`: of the config
+    section its settings class names (its paper's by default), the value of each field, a
+    per-dataset value (a mapping with key `default`) resolved for `dataset`; the class's
+    derived fields from `derived`. Only what the step reads, so a changed setting reruns
+    exactly its jobs (embedlab/settings.py)."""
+    where, fields, derived_fields = CODEPRINTS.settings_spec(step)
+    section = config
+    for key in where.split("."):
+        section = section[key]
+    missing = [name for name in fields if name not in section]
+    if missing or sorted(derived) != sorted(derived_fields):
+        raise WorkflowError(
+            f"step {step}: its settings read {where}: {fields}, derived {derived_fields}; "
+            f"the config lacks {missing}, the rule derives {sorted(derived)}"
+        )
+    settings = {}
+    for name in fields:
+        value = section[name]
+        if isinstance(value, dict) and "default" in value:
+            if dataset is None:
+                raise WorkflowError(
+                    f"step {step}: {where}.{name} is per dataset, the rule names no dataset"
+                )
+            value = per_dataset(value, dataset)
+        settings[name] = value
+    return {**settings, **derived}
 
 
 def check_job_python(extra=None):
@@ -238,14 +279,18 @@ def selected_datasets():
 OWN_PLACES = {name: {} for name in OWN_DATASETS}
 
 
-def left_out_of(paper):
-    """JSON {own dataset: why `paper` leaves it out} for its table's notes ({} for none)."""
-    reasons = {
+def left_out_reasons(paper):
+    """{own dataset: why `paper` leaves it out}, for its table's notes ({} for none)."""
+    return {
         name: places[paper]
-        for name, places in OWN_PLACES.items()
+        for name, places in sorted(OWN_PLACES.items())
         if paper in places and places[paper]
     }
-    return json.dumps(reasons, sort_keys=True)
+
+
+def left_out_of(paper):
+    """left_out_reasons(paper) as JSON, for a verb's `--left-out`."""
+    return json.dumps(left_out_reasons(paper), sort_keys=True)
 
 
 @functools.cache

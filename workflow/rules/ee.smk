@@ -29,7 +29,7 @@ PAPER_TARGETS["ee"] = (
 rule ee_sweep:
     """Every (negative weights, lambda) map of one dataset, learning rate 100 then 10."""
     input:
-        lambda wc: artifact(wc.dataset),
+        data=lambda wc: artifact(wc.dataset),
     output:
         maps="results/embeddings/ee/{dataset}.npz",
         csv="results/embeddings/ee/{dataset}.csv",
@@ -44,24 +44,17 @@ rule ee_sweep:
         mem_mb=6000,
         runtime=120,
     params:
-        code=code_of("ee-sweep"),
-        folder=lambda wc: f"results/datasets/{wc.dataset}",
-        lambdas=json.dumps(EE["lambdas"]),
-        perplexity=lambda wc: per_dataset(EE["perplexity"], wc.dataset),
-        max_iter=lambda wc: per_dataset(EE["max_iter"], wc.dataset),
-        rates=EE["learning_rates"],
-    shell:
-        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} python -m embedlab ee-sweep"
-        " --artifact {params.folder:q} --dataset {wildcards.dataset} --lambdas {params.lambdas:q}"
-        " --perplexity {params.perplexity} --max-iter {params.max_iter}"
-        " --learning-rates {params.rates} --out {output.maps:q} --csv {output.csv:q}"
-        " > {log:q} 2>&1"
+        step="ee.sweep",
+        code=step_code("ee.sweep"),
+        settings=lambda wc: step_settings("ee.sweep", wc.dataset),
+    script:
+        STEP_SCRIPT
 
 
 rule ee_table:
     """All datasets' sweep metrics in one table."""
     input:
-        expand("results/embeddings/ee/{dataset}.csv", dataset=EE["datasets"]),
+        sweeps=expand("results/embeddings/ee/{dataset}.csv", dataset=EE["datasets"]),
     output:
         csv=report(
             "results/tables/ee_sweep.csv",
@@ -80,12 +73,11 @@ rule ee_table:
         mem_mb=1000,
         runtime=5,
     params:
-        code=code_of("ee-table"),
-        left_out=left_out_of("ee"),
-    shell:
-        "python -m embedlab ee-table --csv {output.csv:q} --md {output.md:q} {input:q}"
-        " --left-out {params.left_out:q}"
-        " > {log:q} 2>&1"
+        step="ee.table",
+        code=step_code("ee.table"),
+        settings=step_settings("ee.table", left_out=left_out_reasons("ee")),
+    script:
+        STEP_SCRIPT
 
 
 rule ee_figure:
@@ -112,18 +104,17 @@ rule ee_figure:
         mem_mb=2000,
         runtime=5,
     params:
-        code=code_of("ee-figure"),
-        folder=lambda wc: f"results/datasets/{wc.dataset}",
-        stem=subpath(output.pdf, strip_suffix=".pdf"),
-    shell:
-        "python -m embedlab ee-figure --artifact {params.folder:q} --dataset {wildcards.dataset}"
-        " --runs {input.maps:q} --csv {input.csv:q} --out {params.stem:q} > {log:q} 2>&1"
+        step="ee.figure",
+        code=step_code("ee.figure"),
+        settings={},
+    script:
+        STEP_SCRIPT
 
 
 rule ee_homotopy:
     """Swiss roll: fixed lambda vs polytope / log-spaced homotopy at the same budget."""
     input:
-        artifact(EE_HOMOTOPY["dataset"]),
+        data=artifact(EE_HOMOTOPY["dataset"]),
     output:
         csv=report(
             "results/tables/ee_homotopy.csv",
@@ -150,18 +141,8 @@ rule ee_homotopy:
         mem_mb=2000,
         runtime=60,
     params:
-        code=code_of("ee-homotopy"),
-        folder=lambda wc, input: str(Path(input[0]).parent),
-        stem=subpath(output.pdf, strip_suffix=".pdf"),
-        lam=EE_HOMOTOPY["lam"],
-        perplexity=EE_HOMOTOPY["perplexity"],
-        budget=EE_HOMOTOPY["budget"],
-        start=EE_HOMOTOPY["start"],
-        steps=EE_HOMOTOPY["logspace_steps"],
-        rate=EE_HOMOTOPY["learning_rate"],
-    shell:
-        "NUMBA_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} python -m embedlab"
-        " ee-homotopy --artifact {params.folder:q} --lam {params.lam}"
-        " --perplexity {params.perplexity} --budget {params.budget} --start {params.start}"
-        " --logspace-steps {params.steps} --learning-rate {params.rate} --csv {output.csv:q}"
-        " --md {output.md:q} --out {params.stem:q} > {log:q} 2>&1"
+        step="ee.homotopy",
+        code=step_code("ee.homotopy"),
+        settings=step_settings("ee.homotopy"),
+    script:
+        STEP_SCRIPT

@@ -1,0 +1,82 @@
+"""The Elastic Embedding steps of the workflow (run by :mod:`embedlab.steps`): paths in, files
+out; the computations are :mod:`.sweep` and :mod:`.homotopy`.
+
+A step's fingerprint follows names (embedlab.codeprint): no local variable here is named as a
+step, or that step's code would count as this one's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from embedlab import artifacts, runs, tables
+from embedlab.experiments.ee.homotopy import homotopy_comparison
+from embedlab.experiments.ee.settings import HomotopySettings, SweepSettings, TableSettings
+from embedlab.experiments.ee.sweep import sweep as sweep_dataset
+
+
+def _vectors(data: list[str]) -> artifacts.Artifact:
+    """The vectors artifact whose files are ``data`` (data.npz, items.tsv, meta.json)."""
+    folder = Path(data[0]).parent
+    art = artifacts.load(folder)
+    if art.kind != "vectors":
+        raise ValueError(f"{folder}: expected a vectors artifact, got {art.kind!r}")
+    return art
+
+
+def sweep(settings: SweepSettings, *, data, maps, csv, dataset) -> None:
+    """One dataset's lambda sweep: the maps (npz) and their metrics (csv)."""
+    art = _vectors(data)
+    rows, embeddings = sweep_dataset(art.arrays["X"], art.arrays.get("labels"), dataset, settings)
+    tables.write_csv(rows, csv, measured=["seconds"])
+    arrays = {
+        "maps": embeddings,
+        "kinds": rows["negative_weights"].to_numpy(str),
+        "lambdas": rows["lam"].to_numpy(float),
+    }
+    meta = {"dataset": dataset, "perplexity": settings.perplexity, "max_iter": settings.max_iter}
+    runs.save_npz(maps, arrays, {"meta": meta})
+
+
+def table(settings: TableSettings, *, sweeps, csv, md) -> None:
+    """Every dataset's sweep metrics in one table."""
+    rows = pd.concat([pd.read_csv(f) for f in sweeps], ignore_index=True)
+    tables.write_table(
+        rows,
+        csv,
+        md,
+        measured=["seconds"],
+        title="Elastic Embedding: lambda sweep (1-NN error, trustworthiness k=10)",
+        after=tables.left_out_note(settings.left_out),
+    )
+
+
+def figure(*, data, maps, csv, png, pdf, dataset) -> None:
+    """The lambda grid of one dataset (rows: distance / uniform weights)."""
+    from embedlab.plots.common import save_figure
+    from embedlab.plots.ee import sweep_figure
+
+    art = _vectors(data)
+    embeddings = runs.load_npz(maps)[0]["maps"]
+    colour = art.arrays.get("t", art.arrays.get("labels"))
+    drawn = sweep_figure(embeddings, pd.read_csv(csv), colour, dataset)
+    save_figure(drawn, str(Path(pdf).with_suffix("")), tight=True)
+
+
+def homotopy(settings: HomotopySettings, *, data, csv, md, png, pdf) -> None:
+    """The Swiss roll's homotopy comparison: table and figure."""
+    from embedlab.plots.common import save_figure
+    from embedlab.plots.ee import homotopy_figure
+
+    art = _vectors(data)
+    t = art.arrays["t"]
+    rows, embeddings = homotopy_comparison(art.arrays["X"], t, settings)
+    tables.write_table(
+        rows,
+        csv,
+        md,
+        measured=["seconds"],
+        title="Elastic Embedding on the Swiss roll: homotopy vs fixed lambda",
+    )
+    save_figure(homotopy_figure(embeddings, rows, t), str(Path(pdf).with_suffix("")), tight=True)
