@@ -33,7 +33,7 @@ def test_every_experiment_verb_is_named_after_its_module():
 
 @pytest.mark.parametrize(
     ("argv", "verb"),
-    [(["--traceback", "snest-table", "--x"], "snest-table"), (["-h"], None), ([], None)],
+    [(["--traceback", "timings", "--x"], "timings"), (["-h"], None), ([], None)],
 )
 def test_the_verb_is_the_first_word_that_is_not_an_option(argv, verb):
     assert cli._verb(argv) == verb
@@ -44,7 +44,7 @@ def test_an_unknown_verb_lists_every_verb():
         [sys.executable, "-m", "embedlab", "no-such-verb"], capture_output=True, text=True
     )
     assert proc.returncode == 2
-    assert "snest-embed" in proc.stderr and "fetch" in proc.stderr
+    assert "timings" in proc.stderr and "fetch" in proc.stderr
 
 
 def test_a_core_verb_imports_no_method():
@@ -87,9 +87,22 @@ def _imported_by(argv: list[str], heavy=HEAVY) -> list[str]:
     return found
 
 
-def _dcode_results(tmp_path) -> list[str]:
-    """``dcode-table``'s arguments for a toy Table 2 result file of two subsets (the layout of
-    ``dcode-rank``'s JSON), as benchmarks/bench_startup.py times it."""
+def _step_imports(step: str, settings: dict, arguments: dict, heavy=HEAVY) -> str:
+    """Which of ``heavy`` a job of workflow step ``step`` has imported when it ends (the step
+    called as the runner calls it, embedlab.steps.call)."""
+    code = (
+        f"import sys; from embedlab.steps import call; call({step!r}, {settings!r}, "
+        f"{arguments!r}); print(0, sorted(m for m in {tuple(heavy)!r} if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    rc, _, found = proc.stdout.strip().partition(" ")
+    assert rc == "0", proc.stdout + proc.stderr
+    return found
+
+
+def _dcode_results(tmp_path) -> dict:
+    """The ``dcode.table`` step's arguments for a toy Table 2 result file of two subsets (the
+    layout of ``dcode.rank``'s JSON), as benchmarks/bench_startup.py times it."""
     sys.path.insert(0, str(REPO / "benchmarks"))
     try:
         import bench_startup
@@ -104,24 +117,28 @@ def test_lean_jobs_import_only_what_they_use(tmp_path):
     table without any method (scikit-learn, numba), no job without sparse input scipy.sparse."""
     registry = str(REPO / "config" / "datasets.yaml")
     s1k = tmp_path / "s1k"
-    build = ["build", "--registry", registry, "--dataset", "s1k", "--raw-dir", str(tmp_path),
-             "--out", str(s1k)]  # fmt: skip
-    assert _imported_by(build, ("sklearn", "numba", "scipy.stats", "matplotlib")) == "[]"
-    summary = ["summarize-datasets", "--csv", str(tmp_path / "d.csv"), "--md",
-               str(tmp_path / "d.md"), str(s1k / "meta.json")]  # fmt: skip
-    assert _imported_by(summary) == "[]"
-    figure = ["snest-figure", "fig2b", "--out", str(tmp_path / "fig2b")]
-    assert _imported_by(figure, ("sklearn", "numba", "scipy.sparse", "scipy.stats")) == "[]"
+    files = {"data": str(s1k / "data.npz"), "table": str(s1k / "items.tsv"),
+             "meta": str(s1k / "meta.json")}  # fmt: skip
+    build = {"registry": registry, "raw_dir": str(tmp_path), "overrides": {}}
+    light = ("sklearn", "numba", "scipy.stats", "matplotlib")
+    assert _step_imports("datasets.build", build, {"raw": [], "dataset": "s1k", **files},
+                         light) == "[]"  # fmt: skip
+    summary = {"meta": [files["meta"]], "csv": str(tmp_path / "d.csv"),
+               "md": str(tmp_path / "d.md")}  # fmt: skip
+    assert _step_imports("report.datasets", {"own": {}}, summary) == "[]"
+    figure = {"png": str(tmp_path / "fig2b.png"), "pdf": str(tmp_path / "fig2b.pdf")}
+    no_fit = ("sklearn", "numba", "scipy.sparse", "scipy.stats")
+    assert _step_imports("snest.kernel_figure", {}, figure, no_fit) == "[]"
     # the table's Wilcoxon tests are scipy.stats's
-    table = ["dcode-table", *_dcode_results(tmp_path)]
-    assert _imported_by(table, ("sklearn", "numba", "matplotlib")) == "[]"
+    table = _dcode_results(tmp_path)
+    assert _step_imports("dcode.table", {}, table, ("sklearn", "numba", "matplotlib")) == "[]"
     assert "dcode_mle" in (tmp_path / "t.csv").read_text()
 
 
 def test_the_dcode_table_names_each_variants_fit_as_the_methods_do():
-    """rank_table takes each variant's fit from experiments.dcode.FITS (no method import):
+    """rank_table takes each variant's fit from experiments.dcode.fits.FITS (no method import):
     FITS must split the methods' VARIANTS by their static flag."""
-    from embedlab.experiments.dcode import FITS
+    from embedlab.experiments.dcode.fits import FITS
     from embedlab.methods.dcode import VARIANTS
 
     fit_of = {variant: fit for fit, variants in FITS.items() for variant in variants}

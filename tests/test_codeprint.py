@@ -20,7 +20,7 @@ from .helpers import snakemake
 
 SRC = REPO / "src"
 #: the verbs and steps that fit an embedding with the shared optimiser
-FIT_VERBS = {"snest-embed", "ee.sweep", "ee.homotopy", "scale-embed"}
+FIT_VERBS = {"snest.embed", "ee.sweep", "ee.homotopy", "scale.embed"}
 
 
 def copy_src(tmp_path: Path) -> Path:
@@ -83,9 +83,9 @@ def test_a_plot_edit_reaches_only_the_jobs_that_draw_it(tmp_path):
     plots = src / "embedlab" / "plots" / "snest.py"
     edit_a_body(plots)
     changed = changed_verbs(SRC, src)
-    assert "snest-figure" in changed
+    assert "snest.figure" in changed
     assert not changed & FIT_VERBS, changed
-    assert not {v for v in changed if v.startswith(("snest-embed", "snest-table", "dcode"))}
+    assert not {v for v in changed if v.startswith(("snest.embed", "snest.table", "dcode"))}
 
 
 def test_an_optimiser_edit_reaches_every_fit_and_no_dcode_or_diffeomap_job(tmp_path):
@@ -94,7 +94,7 @@ def test_an_optimiser_edit_reaches_every_fit_and_no_dcode_or_diffeomap_job(tmp_p
     edit_a_body(optimize)
     changed = changed_verbs(SRC, src)
     assert FIT_VERBS <= changed
-    assert not {v for v in changed if v.startswith(("dcode-", "diffeomap-", "fetch", "build"))}
+    assert not {v for v in changed if v.startswith(("dcode.", "diffeomap.", "datasets."))}
 
 
 def test_a_builder_edit_reaches_only_the_datasets_it_builds(tmp_path):
@@ -103,9 +103,10 @@ def test_a_builder_edit_reaches_only_the_datasets_it_builds(tmp_path):
     edit_a_body(synthetic)
     before, after = CodePrints(SRC), CodePrints(src)
     builds = ("embedlab.datasets.synthetic", "embedlab.datasets.mnist")
-    assert before.of("build", builds[0]) != after.of("build", builds[0])
-    assert before.of("build", builds[1]) == after.of("build", builds[1])
-    assert before.of("build") == after.of("build")
+    build = "datasets.build"
+    assert before.of_step(build, builds[0]) != after.of_step(build, builds[0])
+    assert before.of_step(build, builds[1]) == after.of_step(build, builds[1])
+    assert before.of_step(build) == after.of_step(build)
 
 
 # every rule that runs `python -m embedlab VERB` passes `code=code_of("VERB"...)`; every rule
@@ -123,11 +124,13 @@ def test_every_rule_carries_the_fingerprint_of_its_verb_or_step():
                 step = re.search(r'step="([a-z_]+\.[a-z_]+)"', body)
                 assert step, f"{where} names no step"
                 step = step[1]
-                assert f'code=step_code("{step}")' in body, f"{where}: no step_code({step!r})"
-                settings = re.search(r"settings=(.*)", body)
-                assert settings and (
-                    settings[1] == "{}," or f'step_settings("{step}"' in settings[1]
-                ), f"{where}: settings not from step_settings({step!r})"
+                assert re.search(rf'code=(lambda \w+: )?step_code\(\s*"{step}"', body), (
+                    f"{where}: no step_code({step!r})"
+                )
+                settings = re.search(r"settings=(\{\},|[^=]*?step_settings\(\s*\"([\w.]+)\")", body)
+                assert settings is not None and (settings[1] == "{}," or settings[2] == step), (
+                    f"{where}: settings not from step_settings({step!r})"
+                )
                 checked += 1
                 continue
             command = " ".join(re.findall(r'"([^"]*)"', body.split("    shell:")[-1]))
@@ -263,13 +266,15 @@ def test_a_function_edit_reaches_only_the_verbs_that_call_it(tmp_path):
     src = copy_src(tmp_path)
     _edit_function(src / "embedlab" / "tables.py", "left_out_note")
     changed = changed_verbs(SRC, src)
-    assert {"snest-table", "ee.table", "diffeomap-table", "tste-claims"} <= changed
-    assert not changed & (FIT_VERBS | {"build", "fetch", "dcode-rank", "tste-part"})
+    assert {"snest.table", "ee.table", "diffeomap.table", "tste-claims"} <= changed
+    assert not changed & (
+        FIT_VERBS | {"datasets.build", "datasets.fetch", "dcode.rank", "tste-part"}
+    )
     src = copy_src(tmp_path / "again")
     _edit_function(src / "embedlab" / "tables.py", "write_csv")
     changed = changed_verbs(SRC, src)
-    assert {"summarize-datasets", "timings", "tste-part", "ee.sweep"} <= changed
-    assert "build" not in changed and "fetch" not in changed
+    assert {"report.datasets", "report.timings", "tste-part", "ee.sweep"} <= changed
+    assert "datasets.build" not in changed and "datasets.fetch" not in changed
 
 
 def test_a_verbs_own_options_reach_that_verb_only(tmp_path):

@@ -2,7 +2,7 @@
 
     base (artifacts, registry, fetch, tables, runs, perplexity, affinities, optimize,
           kernels, datasets)  ->  methods  ->  evaluate  ->  experiments, plots
-          ->  summary, timings, report_check, docs, cli, steps (the workflow's runner)
+          ->  summary, timings, report_check, docs, cli, steps (the workflow's runner), report
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ LAYERS = {
     "docs": 4,
     "cli": 4,
     "steps": 4,
+    "report": 4,
     "__main__": 4,
 }  # every other module (the base) is layer 0
 

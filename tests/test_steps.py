@@ -52,7 +52,7 @@ def test_a_step_is_found_by_name_with_its_settings_class():
     assert steps.settings_class(steps.step_function("ee.figure")) is None
     with pytest.raises(ValueError, match="has no function 'nope'"):
         steps.step_function("ee.nope")
-    with pytest.raises(ValueError, match="expected '<paper>.<function>'"):
+    with pytest.raises(ValueError, match="expected '<part>.<function>'"):
         steps.step_function("ee")
 
 

@@ -50,44 +50,18 @@ def _cmd_timings(args: argparse.Namespace) -> None:
     timings.write_timings(args.benchmarks, args.csv, args.md, args.dry_run, args.critical_path_csv)
 
 
-def _env_mirrors() -> list[str]:
-    """The mirror folders the workflow names in $EMBEDLAB_MIRRORS. They reach a fetch job
-    through the environment, not as a parameter: where a file comes from is not part of its
-    identity (its sha256 is), so adding or moving a mirror must rerun nothing."""
-    return [m for m in os.environ.get("EMBEDLAB_MIRRORS", "").split(os.pathsep) if m]
-
-
 def _cmd_fetch(args: argparse.Namespace) -> None:
-    from embedlab import fetch, registry
+    from embedlab.datasets import steps
 
-    reg = registry.load(args.registry)
-    try:
-        entry = reg["files"][args.file]
-    except KeyError:
-        raise registry.RegistryError(
-            f"raw file {args.file!r} is not in the registry {args.registry}"
-        ) from None
-    mirrors = args.mirror if args.mirror is not None else _env_mirrors()
-    got = fetch.fetch(args.file, entry, args.dest, mirrors, allow_download=not args.offline)
-    log.info("fetched %s -> %s (sha256 ok)", args.file, got)
+    mirrors = args.mirror if args.mirror is not None else steps.env_mirrors()
+    steps.fetch_registered(args.registry, args.file, args.dest, mirrors, args.offline)
 
 
 def _cmd_build(args: argparse.Namespace) -> None:
-    from embedlab import registry
-    from embedlab.datasets import build_dataset
+    from embedlab.datasets import steps
 
-    reg = registry.load(args.registry)
     overrides = json.loads(args.params) if args.params else None
-    spec = registry.dataset_spec(reg, args.dataset, overrides)
-    t0 = time.perf_counter()
-    art = build_dataset(args.dataset, spec, args.raw_dir, args.out)
-    _log_built(args.dataset, art, t0)
-
-
-def _log_built(name: str, art, started: float) -> None:
-    """One log line for a built artifact: name, kind, seconds since ``started``, summary."""
-    seconds = time.perf_counter() - started
-    log.info("built %s (%s) in %.1fs: %s", name, art.kind, seconds, art.summary())
+    steps.build_registered(args.registry, args.dataset, args.raw_dir, args.out, overrides)
 
 
 def _own_entry(args: argparse.Namespace) -> dict:
@@ -105,11 +79,11 @@ def _own_entry(args: argparse.Namespace) -> dict:
 
 
 def _cmd_build_own(args: argparse.Namespace) -> None:
-    from embedlab.datasets import own
+    from embedlab.datasets import own, steps
 
     t0 = time.perf_counter()
     art = own.build_own(args.name, _own_entry(args), args.raw, args.labels_file, args.out)
-    _log_built(args.name, art, t0)
+    steps.log_built(args.name, art, t0)
 
 
 def _cmd_fetch_own(args: argparse.Namespace) -> None:
@@ -137,24 +111,6 @@ def _add_own_entry_flags(p: argparse.ArgumentParser) -> None:
                    help="triplets: the first index, 0 or 1 (default 0)")
     p.add_argument("--directed", default=None, action=argparse.BooleanOptionalAction,
                    help="edges: read a line i j as i -> j only (default: undirected)")
-
-
-def _cmd_summarize_datasets(args: argparse.Namespace) -> None:
-    from embedlab import tables
-
-    df = tables.dataset_summary(args.meta)
-    own = tables.own_dataset_notes(json.loads(args.own)) if args.own else ""
-    title = "Datasets: our counts beside the papers'"
-    tables.write_table(df, args.csv, args.md, measured=(), title=title, after=own)
-    log.info("wrote %s and %s (%d datasets)", args.csv, args.md, len(df))
-
-
-def _cmd_summarize_papers(args: argparse.Namespace) -> None:
-    from embedlab import summary
-
-    df = summary.summary_table(args.paper_values, args.tables, args.meta)
-    title = summary.write_summary(df, args.csv, args.md)
-    log.info("wrote %s and %s: %s", args.csv, args.md, title)
 
 
 def _cmd_check_report(args: argparse.Namespace) -> None:
@@ -242,21 +198,6 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--dest", required=True)
     p.add_argument("--offline", action="store_true", help="never download")
     p.set_defaults(func=_cmd_fetch_own)
-
-    p = sub.add_parser("summarize-datasets", help="table of dataset counts vs the papers'")
-    p.add_argument("--csv", required=True)
-    p.add_argument("--md", required=True)
-    p.add_argument("--own", help="JSON {own dataset: {paper: '' (runs it) or why not}}")
-    p.add_argument("meta", nargs="+", help="meta.json of each artifact")
-    p.set_defaults(func=_cmd_summarize_datasets)
-
-    p = sub.add_parser("summarize-papers", help="one line per published number: paper vs ours")
-    p.add_argument("--paper-values", nargs="*", default=[], help="the papers' numbers (CSV)")
-    p.add_argument("--tables", required=True, help="folder of our tables (results/tables)")
-    p.add_argument("--csv", required=True)
-    p.add_argument("--md", required=True)
-    p.add_argument("meta", nargs="*", help="meta.json of each dataset artifact")
-    p.set_defaults(func=_cmd_summarize_papers)
 
     p = sub.add_parser("timings", help="where the last run's time went (benchmark files)")
     p.add_argument("--benchmarks", required=True, help="logs/benchmarks")

@@ -217,6 +217,8 @@ class CodePrints:
             raise FileNotFoundError(f"{self.root}: no {PACKAGE} package (no __init__.py)")
         self._modules: dict[str, _Module] = {}
         self._handlers: dict[str, tuple[str, str]] | None = None
+        self._steps: dict[str, str] | None = None
+        self._specs: dict[str, tuple[str, list[str], list[str]]] = {}
         self._prints: dict[tuple[str, ...], str] = {}
 
     # --- modules -------------------------------------------------------------------------
@@ -411,24 +413,35 @@ class CodePrints:
         return self._prints[key]
 
     # --- steps ---------------------------------------------------------------------------
+    def _step_modules(self) -> dict[str, str]:
+        """part -> the module holding its steps (embedlab.steps.STEP_HOMES, in order)."""
+        if self._steps is not None:
+            return self._steps
+        found: dict[str, str] = {}
+        for pattern in (f"experiments/*/{STEPS_MODULE}.py", f"*/{STEPS_MODULE}.py"):
+            for path in sorted(self.root.glob(pattern)):
+                module = ".".join(path.relative_to(self.src).with_suffix("").parts)
+                found.setdefault(path.parent.name, module)
+        self._steps = found
+        return found
+
     def steps(self) -> list[str]:
-        """Every workflow step: ``"<paper>.<function>"`` for each public top-level function
-        of each ``experiments/<paper>/steps.py``."""
+        """Every workflow step: ``"<part>.<function>"`` for each public top-level function of
+        each steps module."""
         found = []
-        for path in sorted((self.root / "experiments").glob(f"*/{STEPS_MODULE}.py")):
-            module = self.module(f"{PACKAGE}.experiments.{path.parent.name}.{STEPS_MODULE}")
+        for part, name in self._step_modules().items():
             found += [
-                f"{path.parent.name}.{name}"
-                for name, node in module.defs.items()
-                if isinstance(node, ast.FunctionDef) and not name.startswith("_")
+                f"{part}.{function}"
+                for function, node in self.module(name).defs.items()
+                if isinstance(node, ast.FunctionDef) and not function.startswith("_")
             ]
         return found
 
     def step_home(self, step: str) -> tuple[str, str]:
         """(module, function) of workflow step ``step`` (``"ee.sweep"``; embedlab.steps)."""
-        paper, _, function = step.partition(".")
-        module = f"{PACKAGE}.experiments.{paper}.{STEPS_MODULE}"
-        if not paper or not function or function not in self.module(module).defs:
+        part, _, function = step.partition(".")
+        module = self._step_modules().get(part)
+        if module is None or function not in self.module(module).defs:
             raise KeyError(f"no step {step!r}: expected a function {function!r} in {module}")
         return module, function
 
@@ -455,6 +468,11 @@ class CodePrints:
         no inheritance of fields), a field annotated ``Derived[...]`` being derived, and its
         ``section: ClassVar[str]`` the dotted config section it reads (default: the step's
         paper). A step without settings: (paper, [], [])."""
+        if step not in self._specs:
+            self._specs[step] = self._settings_spec(step)
+        return self._specs[step]
+
+    def _settings_spec(self, step: str) -> tuple[str, list[str], list[str]]:
         home, function = self.step_home(step)
         paper = step.partition(".")[0]
         module = self.module(home)

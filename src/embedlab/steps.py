@@ -1,8 +1,9 @@
 """The one way a workflow rule runs a step.
 
 A step is a function ``step(settings, **paths_and_wildcards)`` in a paper's
-``embedlab.experiments.<paper>.steps`` module; its name in the workflow is
-``"<paper>.<function>"`` (``"ee.sweep"``). Every rule runs its step through the same script
+``embedlab.experiments.<paper>.steps`` module, or in ``embedlab.<part>.steps`` for the
+workflow's plumbing (:data:`STEP_HOMES`); its name in the workflow is ``"<part>.<function>"``
+(``"ee.sweep"``, ``"datasets.build"``). Every rule runs its step through the same script
 (``workflow/scripts/step.py``), which calls :func:`run_rule` with Snakemake's job object:
 
 - the job's named inputs and outputs and its wildcards become the step's keyword arguments
@@ -23,6 +24,7 @@ Snakemake deletes the outputs of a failed job, so nothing half-written is left a
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import logging
 import os
@@ -37,12 +39,32 @@ from embedlab.settings import Settings
 INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, RuntimeError)
 
 
+#: where the steps of a name's first part live, in order: a paper's package, else a package
+#: of the workflow's plumbing (``datasets``: fetch and build; ``report``: the summary tables)
+STEP_HOMES = ("embedlab.experiments.{part}.steps", "embedlab.{part}.steps")
+
+
+def step_module(name: str) -> str:
+    """The module holding step ``name`` (``"ee.sweep"`` -> ``embedlab.experiments.ee.steps``,
+    ``"datasets.build"`` -> ``embedlab.datasets.steps``): the first of :data:`STEP_HOMES`
+    that exists."""
+    part, _, function = name.partition(".")
+    if not part or not function:
+        raise ValueError(f"step {name!r}: expected '<part>.<function>'")
+    for home in STEP_HOMES:
+        module = home.format(part=part)
+        try:
+            if importlib.util.find_spec(module) is not None:
+                return module
+        except ModuleNotFoundError:
+            continue
+    raise ValueError(f"step {name!r}: no module {' or '.join(STEP_HOMES).format(part=part)}")
+
+
 def step_function(name: str) -> Callable:
-    """The function of step ``name`` (``"ee.sweep"`` -> ``embedlab.experiments.ee.steps.sweep``)."""
-    paper, _, function = name.partition(".")
-    if not paper or not function:
-        raise ValueError(f"step {name!r}: expected '<paper>.<function>'")
-    module = importlib.import_module(f"embedlab.experiments.{paper}.steps")
+    """The function of step ``name``."""
+    module = importlib.import_module(step_module(name))
+    function = name.partition(".")[2]
     try:
         return getattr(module, function)
     except AttributeError:

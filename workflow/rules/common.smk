@@ -89,6 +89,9 @@ def mirror_folders(mirror):
 
 
 MIRRORS = mirror_folders(config["data"]["mirror"])
+# jobs inherit the workflow's environment: the fetch steps read the mirrors there (the
+# workflow sets the variable, so it asserts nothing with `envvars:`)
+os.environ.update(EMBEDLAB_MIRRORS=os.pathsep.join(MIRRORS))
 
 # Rules run `python -m embedlab`: make this checkout's package importable even where it is
 # not installed (e.g. in a conda env built from workflow/envs/embedlab.yaml, or on a cluster
@@ -143,7 +146,7 @@ def step_settings(step, dataset=None, **derived):
     exactly its jobs (embedlab/settings.py)."""
     where, fields, derived_fields = CODEPRINTS.settings_spec(step)
     section = config
-    for key in where.split("."):
+    for key in where.split(".") if fields else ():
         section = section[key]
     missing = [name for name in fields if name not in section]
     if missing or sorted(derived) != sorted(derived_fields):

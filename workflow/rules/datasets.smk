@@ -5,7 +5,7 @@ rule fetch_raw:
     """Take a raw file from the cache, else the mirrors (EMBEDLAB_MIRRORS, set by the shell
     prefix: not a parameter), else its URL; verify its sha256."""
     output:
-        f"{RAW_DIR}/{{path}}",
+        raw=f"{RAW_DIR}/{{path}}",
     log:
         "logs/fetch/{path}.log",
     benchmark:
@@ -18,18 +18,17 @@ rule fetch_raw:
         mem_mb=500,
         runtime=30,
     params:
-        code=code_of("fetch"),
-        registry=REGISTRY_PATH,
-        offline="--offline" if config["data"]["offline"] else "",
-    shell:
-        "python -m embedlab fetch --registry {params.registry} --file {wildcards.path:q}"
-        " --dest {output:q} {params.offline} > {log:q} 2>&1"
+        step="datasets.fetch",
+        code=step_code("datasets.fetch"),
+        settings=step_settings("datasets.fetch"),
+    script:
+        STEP_SCRIPT
 
 
 rule build_dataset:
     """Parse the raw files of one dataset into a standard artifact (kinds: see artifacts.py)."""
     input:
-        raw_inputs,
+        raw=raw_inputs,
     output:
         data="results/datasets/{dataset}/data.npz",
         table="results/datasets/{dataset}/items.tsv",
@@ -47,20 +46,19 @@ rule build_dataset:
         mem_mb=lambda wc: REGISTRY["datasets"][wc.dataset]["resources"]["mem_mb"],
         runtime=lambda wc: REGISTRY["datasets"][wc.dataset]["resources"]["runtime"],
     params:
-        code=lambda wc: code_of("build", builder_module(wc.dataset)),
-        registry=REGISTRY_PATH,
-        raw_dir=RAW_DIR,
-        overrides=lambda wc: json.dumps(dataset_overrides(wc.dataset), sort_keys=True),
-        out=subpath(output.meta, parent=True),
-    shell:
-        "python -m embedlab build --registry {params.registry} --dataset {wildcards.dataset}"
-        " --raw-dir {params.raw_dir:q} --out {params.out:q} --params {params.overrides:q} > {log:q} 2>&1"
+        step="datasets.build",
+        code=lambda wc: step_code("datasets.build", builder_module(wc.dataset)),
+        settings=lambda wc: step_settings(
+            "datasets.build", overrides=dataset_overrides(wc.dataset)
+        ),
+    script:
+        STEP_SCRIPT
 
 
 rule fetch_own_dataset:
     """The raw file of an own dataset given by url: cache, else the url; sha256 verified."""
     output:
-        f"{RAW_DIR}/own/{{dataset}}/{{file}}",
+        raw=f"{RAW_DIR}/own/{{dataset}}/{{file}}",
     log:
         "logs/fetch/own/{dataset}/{file}.log",
     benchmark:
@@ -73,12 +71,13 @@ rule fetch_own_dataset:
         mem_mb=500,
         runtime=30,
     params:
-        code=code_of("fetch-own-dataset"),
-        entry=lambda wc: json.dumps(OWN_DATASETS[wc.dataset], sort_keys=True),
-        offline="--offline" if config["data"]["offline"] else "",
-    shell:
-        "python -m embedlab fetch-own-dataset --name {wildcards.dataset}"
-        " --entry {params.entry:q} --dest {output:q} {params.offline} > {log:q} 2>&1"
+        step="datasets.fetch_own",
+        code=step_code("datasets.fetch_own"),
+        settings=lambda wc: step_settings(
+            "datasets.fetch_own", entry=OWN_DATASETS[wc.dataset]
+        ),
+    script:
+        STEP_SCRIPT
 
 
 rule build_own_dataset:
@@ -101,16 +100,13 @@ rule build_own_dataset:
         mem_mb=4000,
         runtime=30,
     params:
-        code=code_of("build-own-dataset"),
-        entry=lambda wc: json.dumps(OWN_DATASETS[wc.dataset], sort_keys=True),
-        labels=lambda wc, input: (
-            f"--labels-file {input.labels[0]!r}" if input.labels else ""
+        step="datasets.build_own",
+        code=step_code("datasets.build_own"),
+        settings=lambda wc: step_settings(
+            "datasets.build_own", entry=OWN_DATASETS[wc.dataset]
         ),
-        out=subpath(output.meta, parent=True),
-    shell:
-        "python -m embedlab build-own-dataset --name {wildcards.dataset}"
-        " --entry {params.entry:q} --raw {input.raw:q} {params.labels} --out {params.out:q}"
-        " > {log:q} 2>&1"
+    script:
+        STEP_SCRIPT
 
 
 rule unknown_dataset:
@@ -137,7 +133,7 @@ rule unknown_dataset:
 rule dataset_summary:
     """Counts of every built artifact beside the papers' counts."""
     input:
-        dataset_artifacts(),
+        meta=dataset_artifacts(),
     output:
         csv=report(
             "results/tables/datasets.csv",
@@ -156,8 +152,8 @@ rule dataset_summary:
         mem_mb=500,
         runtime=5,
     params:
-        code=code_of("summarize-datasets"),
-        own=lambda wc: json.dumps(OWN_PLACES, sort_keys=True),
-    shell:
-        "python -m embedlab summarize-datasets --csv {output.csv:q} --md {output.md:q}"
-        " --own {params.own:q} {input:q} > {log:q} 2>&1"
+        step="report.datasets",
+        code=step_code("report.datasets"),
+        settings=lambda wc: step_settings("report.datasets", own=OWN_PLACES),
+    script:
+        STEP_SCRIPT

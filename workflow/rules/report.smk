@@ -27,12 +27,11 @@ rule paper_summary:
         mem_mb=500,
         runtime=5,
     params:
-        code=code_of("summarize-papers"),
-        tables=subpath(output.csv, parent=True),
-    shell:
-        "python -m embedlab summarize-papers --paper-values {input.values:q}"
-        " --tables {params.tables:q} --csv {output.csv:q} --md {output.md:q} {input.meta:q}"
-        " > {log:q} 2>&1"
+        step="report.papers",
+        code=step_code("report.papers"),
+        settings={},
+    script:
+        STEP_SCRIPT
 
 
 rule timings:
@@ -60,7 +59,8 @@ rule timings:
         mem_mb=500,
         runtime=5,
     params:
-        code=code_of("timings"),
-    shell:
-        "python -m embedlab timings --benchmarks logs/benchmarks --csv {output.csv:q}"
-        " --md {output.md:q} > {log:q} 2>&1"
+        step="report.timings",
+        code=step_code("report.timings"),
+        settings=step_settings("report.timings", benchmarks="logs/benchmarks"),
+    script:
+        STEP_SCRIPT
