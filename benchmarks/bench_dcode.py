@@ -47,12 +47,12 @@ def table2_counts(size=(40, 348)):
     folder = ROOT / "results" / "datasets" / "nips12"
     if (folder / "meta.json").is_file():
         from embedlab import artifacts
-        from embedlab.experiments import dcode
+        from embedlab.experiments.dcode import subsets
 
         art = artifacts.load(folder)
-        pool = dcode.prolific(art, 100, 500, 11)
-        setup = dcode.RankSetup(art, pool, size, 0, 11, "counts", "predictive")
-        return "nips12 subset 0", setup.subset(0, 11)[2]
+        pool = subsets.prolific(art, 100, 500, 11)
+        authors, words = subsets.draw_subset(pool, size, 0)
+        return "nips12 subset 0", subsets.sub_counts(art, authors, words, 11)
     rng = np.random.default_rng(0)
     return "Poisson(0.5) counts", [rng.poisson(0.5, size=size).astype(float) for _ in range(12)]
 

@@ -2,8 +2,9 @@
 
     python benchmarks/bench_startup.py [--rounds 5] [--kinds help build table ...] [--against SRC]
 
-Runs small real steps of several kinds, ``python -m embedlab <verb> ...`` on tiny inputs made
-in a temporary folder, each as a fresh process, and beside each the same step preceded by
+Runs small real steps of several kinds, ``python -m embedlab <verb> ...`` or a workflow step
+as its rule's script calls it (``embedlab.steps.call``), on tiny inputs made in a temporary
+folder, each as a fresh process, and beside each the same step preceded by
 ``import`` of every heavy library the package uses (scikit-learn's estimators, neighbours,
 manifold and datasets modules, scipy.stats and scipy.sparse, numba, matplotlib.pyplot): what
 the steps would load if every module imported its dependencies at the top. Kinds:
@@ -11,7 +12,7 @@ the steps would load if every module imported its dependencies at the top. Kinds
 - ``help``: ``snest-embed --help`` (the parser of a fit's verb);
 - ``build``: the s1k builder, 200 points (no raw file);
 - ``summary``: ``summarize-datasets`` of that artifact;
-- ``table``: ``dcode-table`` of a two-subset toy result file;
+- ``table``: the ``dcode.table`` step on a two-subset toy result file;
 - ``figure``: ``snest-figure fig2b`` (the schematic, no input);
 - ``fit``: ``snest-embed`` t-SNE R^2 of the 200 points, 20 epochs (its numba kernels load from
   the cache; the first, uncounted round compiles them where the cache is cold).
@@ -47,8 +48,8 @@ EAGER = (
 FLOORS = {"python -c pass": "pass", "import numpy, pandas": "import numpy, pandas"}
 
 
-def _dcode_result(folder: Path) -> list[str]:
-    """``dcode-table``'s arguments for a toy Table 2 result file (two subsets)."""
+def _dcode_result(folder: Path) -> dict[str, object]:
+    """The ``dcode.table`` step's arguments for a toy Table 2 result file (two subsets)."""
     rows = [
         {"n_authors": 4, "n_words": 12, "subset": s, "method": m, "median_rank": r + s,
          "mean_rank": r + s, "median_rank_set": r + s, "median_rank_counts": r + s}
@@ -60,13 +61,14 @@ def _dcode_result(folder: Path) -> list[str]:
               "rows": rows}  # fmt: skip
     (folder / "rank.json").write_text(json.dumps(result))
     (folder / "paper.csv").write_text("n_authors,n_words,method,median_rank\n4,12,dcode,2.0\n")
-    return ["--paper", str(folder / "paper.csv"), "--csv", str(folder / "t.csv"),
-            "--md", str(folder / "t.md"), "--md-long", str(folder / "l.md"),
-            str(folder / "rank.json")]  # fmt: skip
+    return {"results": [str(folder / "rank.json")], "paper": str(folder / "paper.csv"),
+            "csv": str(folder / "t.csv"), "md": str(folder / "t.md"),
+            "md_long": str(folder / "l.md")}  # fmt: skip
 
 
-def steps(folder: Path) -> dict[str, list[str]]:
-    """Each kind's command line (the words after ``python -m embedlab``) on inputs in ``folder``."""
+def steps(folder: Path) -> dict[str, list[str] | tuple[str, dict, dict]]:
+    """Each kind's job on inputs in ``folder``: a command line (the words after ``python -m
+    embedlab``) or a workflow step (its name, settings and keyword arguments)."""
     s1k = folder / "s1k"
     return {
         "help": ["snest-embed", "--help"],
@@ -75,7 +77,7 @@ def steps(folder: Path) -> dict[str, list[str]]:
                   json.dumps({"n_points": 200})],
         "summary": ["summarize-datasets", "--csv", str(folder / "d.csv"), "--md",
                     str(folder / "d.md"), str(s1k / "meta.json")],
-        "table": ["dcode-table", *_dcode_result(folder)],
+        "table": ("dcode.table", {}, _dcode_result(folder)),
         "figure": ["snest-figure", "fig2b", "--out", str(folder / "fig2b")],
         "fit": ["snest-embed", "--artifact", str(s1k), "--cell", "tsne-2", "--out",
                 str(folder / "tsne-2.npz"), "--grid", json.dumps({"learning_rate": [10.0]}),
@@ -85,8 +87,15 @@ def steps(folder: Path) -> dict[str, list[str]]:
     }  # fmt: skip
 
 
-def command(argv: list[str], variant: str, against: str | None) -> tuple[list[str], str]:
-    """(the process's command line, its PYTHONPATH) of one variant of a step."""
+def command(job, variant: str, against: str | None) -> tuple[list[str], str]:
+    """(the process's command line, its PYTHONPATH) of one variant of a job (:func:`steps`)."""
+    if isinstance(job, tuple):  # a workflow step, called as workflow/scripts/step.py does
+        name, settings, arguments = job
+        code = f"from embedlab.steps import call\ncall({name!r}, {settings!r}, {arguments!r})"
+        if variant == "eager":
+            code = f"import {', '.join(EAGER)}\n{code}"
+        return [sys.executable, "-c", code], against if variant == "against" else str(SRC)
+    argv = job
     if variant == "eager":
         code = (
             f"import {', '.join(EAGER)}\nfrom embedlab.cli import main\n"

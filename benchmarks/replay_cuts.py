@@ -51,7 +51,7 @@ REPO = Path(__file__).resolve().parents[1]
 PAPER_VALUES = REPO / "config" / "paper_values"
 
 #: each table's verdict rule, as its writer applies it (experiments.snest.kl_table,
-#: experiments.dcode.rank_table, experiments.diffeomap's 1-NN table)
+#: experiments.dcode.table.rank_table, experiments.diffeomap's 1-NN table)
 SNEST_TOL = 0.005
 DCODE_TOL = 1.0
 

@@ -17,9 +17,6 @@ PAPER_TARGETS["dcode"] = (
 )
 
 
-include: "dcode_helpers.smk"
-
-
 # one Table 2 result file per observation model and subset size ("20,188" -> 20a_188w)
 DCODE_SIZE_FILES = [
     "results/dcode/rank_{}_{}a_{}w.json".format(observation, *size.split(","))
@@ -32,9 +29,9 @@ rule dcode_rank:
     """Table 2 for one observation model and subset size: validation of the D-CODE
     variances on held-out years, then every method on the test year."""
     input:
-        artifact("nips12"),
+        corpus=artifact("nips12"),
     output:
-        "results/dcode/rank_{observation}_{a}a_{w}w.json",
+        result="results/dcode/rank_{observation}_{a}a_{w}w.json",
     log:
         "logs/dcode/rank_{observation}_{a}a_{w}w.log",
     benchmark:
@@ -49,16 +46,15 @@ rule dcode_rank:
         mem_mb=3000,
         runtime=90,
     params:
-        code=code_of("dcode-rank"),
-        settings=dcode_rank_settings,
-    shell:
-        "NUMBA_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m embedlab dcode-rank"
-        " --artifact results/datasets/nips12 --size {wildcards.a},{wildcards.w}"
-        " --out {output:q} --config {params.settings:q} > {log:q} 2>&1"
+        step="dcode.rank",
+        code=step_code("dcode.rank"),
+        settings=step_settings("dcode.rank"),
+    script:
+        STEP_SCRIPT
 
 
 rule dcode_table:
-    """Table 2: our median ranks (mean ± s.d. over subsets) beside the paper's."""
+    """Table 2: our median ranks (mean ± s.e. over subsets) beside the paper's."""
     input:
         results=DCODE_SIZE_FILES,
         paper="config/paper_values/dcode_table2.csv",
@@ -81,16 +77,22 @@ rule dcode_table:
         mem_mb=1000,
         runtime=5,
     params:
-        code=code_of("dcode-table"),
-    shell:
-        "python -m embedlab dcode-table --paper {input.paper:q} --csv {output.csv:q}"
-        " --md {output.md:q} --md-long {output.md_long:q} {input.results:q} > {log:q} 2>&1"
+        step="dcode.table",
+        code=step_code("dcode.table"),
+        settings={},
+    script:
+        STEP_SCRIPT
+
+
+# The figures' fits run on every core (a figure job is short and alone): the order of the
+# likelihood kernel's parallel sums, hence the last digits of the fitted positions (Fig. 4's
+# coordinates), follows the thread count.
 
 
 rule dcode_fig3:
     """Fig. 3 (synthetic): ellipses at three epochs and the rank trajectories (+ their table)."""
     input:
-        artifact("dcode_synthetic"),
+        corpus=artifact("dcode_synthetic"),
     output:
         png=report(
             "results/figures/dcode_fig3.png",
@@ -99,7 +101,7 @@ rule dcode_fig3:
             labels={"figure": "fig3"},
         ),
         pdf="results/figures/dcode_fig3.pdf",
-        table=report(
+        ranks=report(
             "results/tables/dcode_synthetic_rank.csv",
             caption="../report/dcode_figure_data.rst",
             category="D-CODE",
@@ -111,58 +113,87 @@ rule dcode_fig3:
         "logs/benchmarks/dcode_fig3/dcode/fig3.tsv"
     conda:
         "../envs/embedlab.yaml"
+    threads: workflow.cores
     resources:
         mem_mb=1000,
         runtime=10,
     params:
-        code=code_of("dcode-figure"),
-        stem=subpath(output.pdf, strip_suffix=".pdf"),
-        settings=lambda wc: json.dumps(
-            {**DCODE["figures"]["fig3"], "seed": DCODE["seed"]}
-        ),
-    shell:
-        "OPENBLAS_NUM_THREADS=1 python -m embedlab dcode-figure fig3"
-        " --artifact results/datasets/dcode_synthetic --out {params.stem:q}"
-        " --table {output.table:q} --config {params.settings:q} > {log:q} 2>&1"
+        step="dcode.synthetic",
+        code=step_code("dcode.synthetic"),
+        settings=lambda wc: step_settings("dcode.synthetic", seed=DCODE["seed"]),
+    script:
+        STEP_SCRIPT
 
 
-rule dcode_nips_figure:
-    """Fig. 4 (NIPS 1999 embedding; table: coordinates) and Fig. 5 (author-given-word ranks
-    over time; table: the trajectories and the empirical p(a | w))."""
+rule dcode_fig4:
+    """Fig. 4: the NIPS 1999 embedding of the most prolific authors and their words (table:
+    the coordinates)."""
     input:
-        artifact("nips12"),
+        corpus=artifact("nips12"),
     output:
         png=report(
-            "results/figures/dcode_{fig}.png",
+            "results/figures/dcode_fig4.png",
             caption="../report/dcode_figure.rst",
             category="D-CODE",
-            labels={"figure": "{fig}"},
+            labels={"figure": "fig4"},
         ),
-        pdf="results/figures/dcode_{fig}.pdf",
-        table=report(
-            "results/tables/dcode_{fig}.csv",
+        pdf="results/figures/dcode_fig4.pdf",
+        coordinates=report(
+            "results/tables/dcode_fig4.csv",
             caption="../report/dcode_figure_data.rst",
             category="D-CODE",
-            labels={"table": "{fig} data"},
+            labels={"table": "fig4 data"},
         ),
     log:
-        "logs/dcode/{fig}.log",
+        "logs/dcode/fig4.log",
     benchmark:
-        "logs/benchmarks/dcode_nips_figure/dcode/{fig}.tsv"
-    wildcard_constraints:
-        fig="fig4|fig5",
+        "logs/benchmarks/dcode_fig4/dcode/fig4.tsv"
     conda:
         "../envs/embedlab.yaml"
+    threads: workflow.cores
     resources:
         mem_mb=2000,
         runtime=10,
     params:
-        code=code_of("dcode-figure"),
-        stem=subpath(output.pdf, strip_suffix=".pdf"),
-        settings=lambda wc: json.dumps(
-            {**DCODE["figures"][wc.fig], "seed": DCODE["seed"]}
+        step="dcode.embedding",
+        code=step_code("dcode.embedding"),
+        settings=lambda wc: step_settings("dcode.embedding", seed=DCODE["seed"]),
+    script:
+        STEP_SCRIPT
+
+
+rule dcode_fig5:
+    """Fig. 5: author-given-word ranks over time (table: the trajectories and the empirical
+    p(a | w))."""
+    input:
+        corpus=artifact("nips12"),
+    output:
+        png=report(
+            "results/figures/dcode_fig5.png",
+            caption="../report/dcode_figure.rst",
+            category="D-CODE",
+            labels={"figure": "fig5"},
         ),
-    shell:
-        "OPENBLAS_NUM_THREADS=1 python -m embedlab dcode-figure {wildcards.fig}"
-        " --artifact results/datasets/nips12 --out {params.stem:q}"
-        " --table {output.table:q} --config {params.settings:q} > {log:q} 2>&1"
+        pdf="results/figures/dcode_fig5.pdf",
+        trajectories=report(
+            "results/tables/dcode_fig5.csv",
+            caption="../report/dcode_figure_data.rst",
+            category="D-CODE",
+            labels={"table": "fig5 data"},
+        ),
+    log:
+        "logs/dcode/fig5.log",
+    benchmark:
+        "logs/benchmarks/dcode_fig5/dcode/fig5.tsv"
+    conda:
+        "../envs/embedlab.yaml"
+    threads: workflow.cores
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        step="dcode.pairs",
+        code=step_code("dcode.pairs"),
+        settings=lambda wc: step_settings("dcode.pairs", seed=DCODE["seed"]),
+    script:
+        STEP_SCRIPT

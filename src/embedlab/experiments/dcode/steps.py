@@ -1,0 +1,94 @@
+"""The D-CODE steps of the workflow (run by :mod:`embedlab.steps`): paths in, files out; the
+computations are :mod:`.rank`, :mod:`.table` and :mod:`.figures`.
+
+A step's fingerprint follows names (embedlab.codeprint): no local variable here is named as a
+step, or that step's code would count as this one's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from embedlab import artifacts, tables
+from embedlab.experiments.dcode.figures import (
+    last_volume_embedding,
+    pair_trajectories,
+    synthetic_ranks,
+)
+from embedlab.experiments.dcode.rank import rank_size
+from embedlab.experiments.dcode.settings import (
+    EmbeddingFigureSettings,
+    PairsFigureSettings,
+    RankSettings,
+    SyntheticFigureSettings,
+)
+from embedlab.experiments.dcode.subsets import items_of
+from embedlab.experiments.dcode.table import rank_table, table_markdown
+
+
+def _cooccurrence(corpus: list[str]) -> artifacts.Artifact:
+    """The cooccurrence artifact whose files are ``corpus`` (data.npz, items.tsv, meta.json)."""
+    folder = Path(corpus[0]).parent
+    art = artifacts.load(folder)
+    if art.kind != "cooccurrence":
+        raise ValueError(f"{folder}: expected a cooccurrence artifact, got {art.kind!r}")
+    return art
+
+
+def _stem(pdf: str) -> str:
+    """The figure's path without extension (save_figure writes .png and .pdf)."""
+    return str(Path(pdf).with_suffix(""))
+
+
+def rank(settings: RankSettings, *, corpus, result, observation, a, w) -> None:
+    """Table 2 for subsets of ``a`` authors and ``w`` words under ``observation``: the
+    validation of the D-CODE variances and every method's ranks per subset (JSON)."""
+    outcome = rank_size(_cooccurrence(corpus), (int(a), int(w)), observation, settings)
+    artifacts.write_text_atomic(result, json.dumps(outcome, indent=1, default=float))
+
+
+def table(*, results, paper, csv, md, md_long) -> None:
+    """Table 2: our median ranks beside the paper's (csv and its long markdown), and the
+    markdown page with the paired tests and the validated variances."""
+    long, tests, meta = rank_table(results, paper)
+    tables.write_table(long, csv, md_long, measured=(), title="D-CODE Table 2 (long form)")
+    artifacts.write_text_atomic(md, table_markdown(long, tests, meta))
+
+
+def synthetic(settings: SyntheticFigureSettings, *, corpus, png, pdf, ranks) -> None:
+    """Fig. 3 (synthetic): ellipses at three epochs and the X authors' rank trajectories."""
+    from embedlab.plots.common import save_figure
+    from embedlab.plots.dcode import synthetic_figure
+
+    art = _cooccurrence(corpus)
+    by_step, model = synthetic_ranks(art, settings)
+    tables.write_csv(by_step, ranks, measured=())
+    names = items_of(art, "author")["name"].tolist() + items_of(art, "word")["name"].tolist()
+    save_figure(synthetic_figure(model, names, by_step, settings.epochs), _stem(pdf))
+
+
+def embedding(settings: EmbeddingFigureSettings, *, corpus, png, pdf, coordinates) -> None:
+    """Fig. 4: the last NIPS volume's embedding (figure and coordinates)."""
+    from embedlab.plots.common import save_figure
+    from embedlab.plots.dcode import nips_figure
+
+    placed = last_volume_embedding(_cooccurrence(corpus), settings)
+    tables.write_csv(placed.coordinates, coordinates, measured=())
+    drawn = nips_figure(
+        placed.coordinates[["x", "y"]].to_numpy(),
+        placed.authors,
+        placed.words,
+        placed.counts,
+        placed.title,
+    )
+    save_figure(drawn, _stem(pdf))
+
+
+def pairs(settings: PairsFigureSettings, *, corpus, png, pdf, trajectories) -> None:
+    """Fig. 5: each (author, word) pair's rank over the volumes (figure and trajectories)."""
+    from embedlab.plots.common import save_figure
+    from embedlab.plots.dcode import pairs_figure
+
+    by_step, n_embedded = pair_trajectories(_cooccurrence(corpus), settings)
+    tables.write_csv(by_step, trajectories, measured=())
+    save_figure(pairs_figure(by_step, n_embedded), _stem(pdf))
