@@ -41,7 +41,7 @@ def libm_attraction(kernel, Y, n_space, indptr, indices, pvals):
 
 def load_p(n: int):
     if SCALE_P.exists():
-        from embedlab.experiments.scale import load_affinities
+        from embedlab.experiments.scale.affinities import load_affinities
 
         return load_affinities(SCALE_P)[0]["P"], f"{SCALE_P} (MNIST)"
     from embedlab.knn_affinities import knn_affinities

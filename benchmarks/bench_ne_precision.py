@@ -34,7 +34,7 @@ import yaml  # noqa: E402
 
 from embedlab import registry  # noqa: E402
 from embedlab.datasets import build_dataset  # noqa: E402
-from embedlab.experiments.snest import make_estimator, parse_cell  # noqa: E402
+from embedlab.experiments.snest.cells import make_estimator, parse_cell  # noqa: E402
 from embedlab.optimize import DivergenceError  # noqa: E402
 from embedlab.runs import grid_points  # noqa: E402
 

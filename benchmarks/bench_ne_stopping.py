@@ -3,10 +3,10 @@
 SNEST Table 1 reports, per (dataset, cell), the minimal KL over restarts x learning rates
 within 5000 epochs; with the paper's tol = 1e-9 nearly every run spends all 5000. This script
 
-1. runs the workflow's own ``snest-embed`` jobs (their commands are taken from a Snakemake dry
-   run of the given config, so grids and restarts are the config's) at the full budget, with
-   the plateau and abandonment tests off, keeping every run's cost trace (``--cache``; runs
-   already there are reused);
+1. runs the workflow's own ``snest.embed`` jobs (with the settings the workflow hands them
+   under the given config, :mod:`workflow_jobs`, so grids and restarts are the config's) at
+   the full budget, with the plateau and abandonment tests off, keeping every run's cost
+   trace (``--cache``; runs already there are reused);
 2. replays the stopping tests on those traces with :func:`embedlab.optimize.stop_reason` -- the
    function the optimiser itself calls, and the runs are deterministic, so a stopped run is
    exactly the prefix of its full run -- for each candidate setting, in the workflow's run
@@ -22,60 +22,46 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
-import re
-import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from workflow_jobs import job_settings
 
-from embedlab import runs
-from embedlab.cli import main as embedlab_main
-from embedlab.experiments.snest import make_estimator
+from embedlab import runs, steps
+from embedlab.experiments.snest.cells import make_estimator
 from embedlab.optimize import stop_reason
 
 REPO = Path(__file__).resolve().parents[1]
-OFF = ["--rate-window", "0", "--plateau-tol", "0", "--abandon-margin", "inf"]
+OFF = {"rate_window": 0, "plateau_tol": 0.0, "abandon_margin": float("inf")}
 
 
-def embed_commands(configfile: str, datasets: list[str]) -> list[list[str]]:
-    """The ``snest-embed`` argument lists of the config's Table 1 jobs on ``datasets``."""
-    snakemake = Path(sys.executable).with_name("snakemake")
-    proc = subprocess.run(
-        [str(snakemake), "results/tables/snest_kl.csv", "--dry-run", "--forceall"]
-        + ["--printshellcmds", "--nolock", "--configfile", configfile],
-        cwd=REPO,
-        env={**os.environ, "PATH": f"{snakemake.parent}{os.pathsep}{os.environ['PATH']}"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    found = re.findall(r"python -m embedlab (snest-embed [^>]*)>", proc.stdout)
-    commands = [shlex.split(c) for c in found]
-    return [c for c in commands if Path(_flag(c, "--artifact")).name in datasets]
+def embed_jobs(configfile: str, datasets: list[str]) -> list[tuple[str, str, dict]]:
+    """(dataset, cell, settings) of the config's Table 1 jobs on ``datasets``: the settings the
+    workflow hands each ``snest.embed`` job."""
+    config, _ = job_settings([configfile], "snest_embed", [])
+    section = config["snest"]
+    jobs = [{"dataset": d, "cell": c} for d in section["datasets"] if d in datasets
+            for c in section["cells"]]  # fmt: skip
+    _, found = job_settings([configfile], "snest_embed", jobs)
+    return [(job["dataset"], job["cell"], s) for job, s in zip(jobs, found, strict=True)]
 
 
-def _flag(argv: list[str], name: str) -> str:
-    return argv[argv.index(name) + 1]
+def stopping_of(window, tol, margin) -> dict:
+    """The settings' ``stopping`` of one candidate (W epochs, plateau tol, abandon margin)."""
+    return {"rate_window": int(window), "plateau_tol": float(tol), "abandon_margin": float(margin)}
 
 
-def _set(argv: list[str], name: str, value: str) -> list[str]:
-    out = list(argv)
-    out[out.index(name) + 1] = value
-    return out
-
-
-def with_stopping(argv: list[str], out: Path, restarts: int | None, stopping: list[str]):
-    """The job's arguments writing to ``out``, with ``stopping`` flags (and restarts)."""
-    argv = _set(argv, "--out", str(out))
+def run_job(job: tuple[str, str, dict], out: Path, restarts: int | None, stopping: dict) -> None:
+    """The workflow's job ``job`` writing to ``out``, with ``stopping`` (and ``restarts``)."""
+    dataset, cell, settings = job
+    changed = {**settings, "stopping": stopping}
     if restarts is not None:
-        argv = _set(argv, "--restarts", str(restarts))
-    for flag, value in zip(stopping[::2], stopping[1::2], strict=True):
-        argv = _set(argv, flag, value)
-    return argv
+        changed["restarts"] = restarts
+    folder = REPO / "results" / "datasets" / dataset
+    data = [str(folder / name) for name in ("data.npz", "items.tsv", "meta.json")]
+    steps.call("snest.embed", changed, {"data": data, "runs_file": str(out), "dataset": dataset,
+                                        "cell": cell})  # fmt: skip
 
 
 def replay(runs_file: Path, window: int, tol: float, margin: float) -> tuple[float, int]:
@@ -117,14 +103,14 @@ def main() -> None:
     ap.add_argument("--verify", nargs=3, metavar=("W", "TOL", "MARGIN"))
     args = ap.parse_args()
     cache = REPO / args.cache
-    commands = embed_commands(args.configfile, args.datasets)
+    jobs = embed_jobs(args.configfile, args.datasets)
     files = {}
-    for argv in commands:
-        dataset, cell = Path(_flag(argv, "--artifact")).name, _flag(argv, "--cell")
+    for job in jobs:
+        dataset, cell, _ = job
         out = cache / "full" / dataset / f"{cell}.npz"
         if not out.exists():
             print(f"full budget: {dataset} {cell}", flush=True)
-            embedlab_main(with_stopping(argv, out, args.restarts, OFF))
+            run_job(job, out, args.restarts, OFF)
         files[dataset, cell] = out
     settings = list(itertools.product(args.windows, args.tols, args.margins))
     rows = []
@@ -156,11 +142,10 @@ def main() -> None:
         print(df[cols].round(5).to_string(index=False))
     if args.verify:
         w, t, m = args.verify
-        flags = ["--rate-window", w, "--plateau-tol", t, "--abandon-margin", m]
-        for argv in commands:
-            dataset, cell = Path(_flag(argv, "--artifact")).name, _flag(argv, "--cell")
+        for job in jobs:
+            dataset, cell, _ = job
             out = cache / "verify" / dataset / f"{cell}.npz"
-            embedlab_main(with_stopping(argv, out, args.restarts, flags))
+            run_job(job, out, args.restarts, stopping_of(w, t, m))
             real = runs.load_runs(out)["best"]["cost"]
             replayed, _ = replay(files[dataset, cell], int(w), float(t), float(m))
             print(f"verify {dataset} {cell}: run {real:.6f} replayed {replayed:.6f}")

@@ -5,8 +5,9 @@ On n MNIST digits (a seeded subset of the 70,000 training + test digits, read fr
 through the registry's ``mnist_70000`` builder) one P is built as the scale experiment builds
 it (perplexity 30, k = 90 neighbours in PCA-50: :mod:`embedlab.knn_affinities`); then, in one
 process, each method is fitted with the experiment's own code
-(:func:`embedlab.experiments.scale.embed`: the same warm-up, start, schedule and learning
-rate), and every final map's KL is evaluated exactly (:func:`embedlab.experiments.scale.measure`).
+(:func:`embedlab.experiments.scale.fits.fit_map`: the same warm-up, start, schedule and
+learning rate), and every final map's KL is evaluated exactly
+(:func:`embedlab.experiments.scale.measures.measure`).
 Printed: wall seconds, epochs, exact KL per method, then the targets:
 
 * t-SNE R^2 (ours, fft) / openTSNE: wall time ratio <= 1, exact KL within 1 %;
@@ -38,7 +39,8 @@ import pandas as pd  # noqa: E402
 
 from embedlab import registry  # noqa: E402
 from embedlab.datasets import build_dataset  # noqa: E402
-from embedlab.experiments import scale  # noqa: E402
+from embedlab.experiments.scale import fits, measures  # noqa: E402
+from embedlab.experiments.scale.settings import EmbedSettings  # noqa: E402
 from embedlab.knn_affinities import knn_affinities  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -53,7 +55,7 @@ def digits(n: int, seed: int):
     return art.arrays["X"], art.arrays["labels"]
 
 
-METHODS = tuple(m for m in scale.METHODS if m != "ee")  # the targets need no EE
+METHODS = tuple(m for m in fits.METHODS if m != "ee")  # the targets need no EE
 
 
 def main() -> None:
@@ -82,12 +84,13 @@ def main() -> None:
     print(f"n = {args.n}: P in {time.perf_counter() - started:.1f} s ({aff.method} neighbours, "
           f"nnz {aff.P.nnz}); {args.max_iter} epochs, {args.exaggeration_epochs} exaggerated "
           f"x12, {args.threads} threads")
-    settings = scale.Settings(
+    settings = EmbedSettings(
         max_iter=args.max_iter, learning_rate="auto", exaggeration=12.0,
         exaggeration_epochs=args.exaggeration_epochs, momentum=(0.5, 0.8),
-        momentum_epochs=(args.exaggeration_epochs,), time_ratio=0.01, snest_exaggeration=4.0,
-        snest_exaggeration_epochs=100, ee_lam_n=0.01, repulsion="fft", seed=args.seed,
-        log_every=0, cost_every=args.cost_every,
+        momentum_epochs=(args.exaggeration_epochs,),
+        snest={"time_ratio": 0.01, "exaggeration": 4.0, "exaggeration_epochs": 100},
+        ee={"lam_n": 0.01}, repulsion="fft", seed=args.seed, log_every=0,
+        cost_every=args.cost_every,
     )  # fmt: skip
     repulsion = {"snest": args.snest_repulsion, "tsne3": args.tsne3_repulsion}
     methods = [m for m in METHODS if m in args.methods]
@@ -97,7 +100,7 @@ def main() -> None:
     runs = {}
     for r in range(args.rounds):  # ABC, CBA, ABC, ...: a drifting load hits every method alike
         for method in methods if r % 2 == 0 else methods[::-1]:
-            fit = scale.embed(
+            fit = fits.fit_map(
                 method, aff.P, aff.Z,
                 dataclasses.replace(settings, repulsion=repulsion.get(method, "fft")),
                 args.threads,
@@ -107,8 +110,8 @@ def main() -> None:
     rows = []
     print(f"{'method':<10} {'wall s':>8} {'epochs':>6} {'exact KL':>9} {'1-NN err':>8}  repulsion")
     for method, fit in runs.items():
-        measured = scale.measure(aff.P, aff.neighbours, labels, method, fit.embedding)
-        note = scale.repulsion_note(method, repulsion.get(method, "fft"), fit.exact_calls,
+        measured = measures.measure(aff.P, aff.neighbours, labels, method, fit.embedding)
+        note = fits.repulsion_note(method, repulsion.get(method, "fft"), fit.exact_calls,
                                     fit.epochs)
         wall = float(np.median(seconds[method]))
         rows.append({"method": method, "wall_s": wall, "exact_kl": measured["exact_kl"]})
@@ -117,7 +120,7 @@ def main() -> None:
     if args.rounds > 1:
         print("wall s per round (median above): "
               + "; ".join(f"{m} " + " ".join(f"{t:.1f}" for t in ts) for m, ts in seconds.items()))
-    for line in scale.targets(pd.DataFrame(rows)):
+    for line in measures.targets(pd.DataFrame(rows)):
         print(line)
 
 

@@ -13,9 +13,9 @@ the steps would load if every module imported its dependencies at the top. Kinds
 - ``build``: the s1k builder, 200 points (no raw file);
 - ``summary``: ``summarize-datasets`` of that artifact;
 - ``table``: the ``dcode.table`` step on a two-subset toy result file;
-- ``figure``: ``snest-figure fig2b`` (the schematic, no input);
-- ``fit``: ``snest-embed`` t-SNE R^2 of the 200 points, 20 epochs (its numba kernels load from
-  the cache; the first, uncounted round compiles them where the cache is cold).
+- ``figure``: the ``snest.kernel_figure`` step (Fig. 2b, the schematic, no input);
+- ``fit``: the ``snest.embed`` step, t-SNE R^2 of the 200 points, 20 epochs (its numba kernels
+  load from the cache; the first, uncounted round compiles them where the cache is cold).
 
 Every round runs each (step, variant) once, in an order shuffled per round. Prints, per step,
 the wall seconds (min and median over the rounds) and the ratio of the medians, lean / eager;
@@ -78,12 +78,14 @@ def steps(folder: Path) -> dict[str, list[str] | tuple[str, dict, dict]]:
         "summary": ["summarize-datasets", "--csv", str(folder / "d.csv"), "--md",
                     str(folder / "d.md"), str(s1k / "meta.json")],
         "table": ("dcode.table", {}, _dcode_result(folder)),
-        "figure": ["snest-figure", "fig2b", "--out", str(folder / "fig2b")],
-        "fit": ["snest-embed", "--artifact", str(s1k), "--cell", "tsne-2", "--out",
-                str(folder / "tsne-2.npz"), "--grid", json.dumps({"learning_rate": [10.0]}),
-                "--restarts", "1", "--seed", "0", "--max-iter", "20", "--log-every", "0",
-                "--rate-window", "0", "--plateau-tol", "0", "--abandon-margin", "inf",
-                "--precision", "float64", "--perplexity", "10"],
+        "figure": ("snest.kernel_figure", {}, {"png": str(folder / "fig2b.png"),
+                                               "pdf": str(folder / "fig2b.pdf")}),
+        "fit": ("snest.embed",
+                {"grid": {"learning_rate": [10.0]}, "restarts": 1, "seed": 0, "max_iter": 20,
+                 "log_every": 0, "precision": "float64", "perplexity": 10.0,
+                 "stopping": {"rate_window": 0, "plateau_tol": 0.0, "abandon_margin": 0.0}},
+                {"data": [str(s1k / f) for f in ("data.npz", "items.tsv", "meta.json")],
+                 "runs_file": str(folder / "tsne-2.npz"), "dataset": "s1k", "cell": "tsne-2"}),
     }  # fmt: skip
 
 

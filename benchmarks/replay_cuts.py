@@ -235,12 +235,14 @@ def per_dataset(values: dict, dataset: str):
 
 def snest_rates(config: dict, dataset: str, family: str) -> list[float]:
     """The learning rates of a (dataset, method family), as the workflow resolves them
-    (snest_grid in workflow/rules/snest_helpers.smk)."""
+    (snest_grid in workflow/rules/snest_helpers.smk): grid.default, the family's grid, the
+    dataset's grid_by_dataset default and family entries, merged key by key in that order."""
     override = config.get("grid_by_dataset", {}).get(dataset, {})
-    for candidates, key in ((override, family), (override, "default"), (config["grid"], family)):
-        if key in candidates:
-            return [float(r) for r in candidates[key]["learning_rate"]]
-    return [float(r) for r in config["grid"]["default"]["learning_rate"]]
+    grid: dict = {}
+    for layer in (config["grid"]["default"], config["grid"].get(family, {}),
+                  override.get("default", {}), override.get(family, {})):  # fmt: skip
+        grid.update(layer)
+    return [float(r) for r in grid["learning_rate"]]
 
 
 # --------------------------------------------------------------------------------- D-CODE

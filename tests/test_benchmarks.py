@@ -14,9 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from embedlab import artifacts, runs
+from embedlab import artifacts, runs, steps
 from embedlab.datasets.school import build as build_school
-from embedlab.experiments import snest
 from embedlab.experiments.tste import METHOD_ORDER
 
 from .conftest import REPO
@@ -86,11 +85,14 @@ def test_restarts_and_stopping_replays_read_a_runs_file(tmp_path):
     artifacts.save(build_school({}), tmp_path / "school", "school")
     out = tmp_path / "runs" / "school" / "tsne-2.npz"
     out.parent.mkdir(parents=True)
-    snest.embed_cell(
-        tmp_path / "school", "tsne-2", out, {"learning_rate": [10.0, 50.0]}, n_restarts=2,
+    settings = dict(
+        grid={"learning_rate": [10.0, 50.0]}, restarts=2,
         stopping={"rate_window": 0, "plateau_tol": 0.0, "abandon_margin": float("inf")},
         seed=0, max_iter=100, log_every=0, precision="float64", perplexity=30.0,
     )  # fmt: skip
+    data = [str(tmp_path / "school" / f) for f in ("data.npz", "items.tsv", "meta.json")]
+    job = {"data": data, "runs_file": str(out), "dataset": "school", "cell": "tsne-2"}
+    steps.call("snest.embed", settings, job)
     report = run_script("bench_ne_restarts.py", str(tmp_path / "runs" / "*" / "*.npz"))
     assert "1 runs files" in report and "screened" in report
 

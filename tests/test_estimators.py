@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.datasets import load_digits, load_iris
 
-from embedlab.experiments import snest as snest_experiment
+from embedlab.experiments.snest import cells as snest_experiment
 from embedlab.knn_affinities import knn_affinities
 from embedlab.methods import neighbour
 from embedlab.methods.neighbour import (
@@ -224,7 +224,7 @@ def direct_fit(P, kernel, n_space, n_time, seed, settings, **objective_kw):
     ],
 )
 def test_the_workflows_fit_is_the_papers_protocol_bit_for_bit(cell, extra, objective_kw):
-    """experiments.snest.make_estimator (the Table 1 jobs' estimator) on a precomputed P
+    """experiments.snest.cells.make_estimator (the Table 1 jobs' estimator) on a precomputed P
     gives exactly the map of the paper's optimiser settings, GradientDescent()'s, called
     by hand: the library's defaults reach none of it."""
     P = knn_affinities(load_iris().data, perplexity=10.0, pca_dims=None).P

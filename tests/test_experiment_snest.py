@@ -1,33 +1,55 @@
-"""SNEST Table 1 glue: cells, runs files, the KL table beside the paper, figures."""
+"""SNEST Table 1: cells, the steps' runs files, the KL table beside the paper, figures; the
+per-dataset grids the workflow hands each job."""
+
+import re
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
-from embedlab import artifacts, runs
+from embedlab import artifacts, runs, steps
 from embedlab.datasets.school import build as build_school
-from embedlab.experiments import snest
+from embedlab.experiments.snest import cells, table1
 
 from .conftest import REPO
 
 FULL_BUDGET = {"rate_window": 0, "plateau_tol": 0.0, "abandon_margin": float("inf")}
 
 
+def embed_settings(**changes) -> dict:
+    """snest.embed's settings: a short full-budget run of one learning rate."""
+    base = dict(
+        grid={"learning_rate": [10.0]}, restarts=2, seed=0, max_iter=600, log_every=0,
+        stopping=FULL_BUDGET, precision="float64", perplexity=30.0,
+    )  # fmt: skip
+    return {**base, **changes}
+
+
+def embed(folder, cell, out, **changes) -> dict:
+    """Run the snest.embed step on the artifact in ``folder``; the runs file's content."""
+    data = [str(folder / name) for name in ("data.npz", "items.tsv", "meta.json")]
+    arguments = dict(data=data, runs_file=str(out), dataset=folder.name, cell=cell)
+    steps.call("snest.embed", embed_settings(**changes), arguments)
+    return runs.load_runs(out)
+
+
 def test_cells_parse_and_label():
-    assert snest.parse_cell("snest-2-1") == ("snest", 2, 1)
-    assert snest.parse_cell("tsne-3") == ("tsne", 3, 0)
-    assert snest.cell_label("snest-3-1") == "SNEST R^{3,1}"
-    assert snest.budget("snest-2-1") == snest.budget("tsne-3") == 3
+    assert cells.parse_cell("snest-2-1") == ("snest", 2, 1)
+    assert cells.parse_cell("tsne-3") == ("tsne", 3, 0)
+    assert cells.cell_label("snest-3-1") == "SNEST R^{3,1}"
+    assert cells.budget("snest-2-1") == cells.budget("tsne-3") == 3
     for bad in ("tsne-2-1", "snest-2", "pca-2"):
         with pytest.raises(ValueError, match="cell"):
-            snest.parse_cell(bad)
+            cells.parse_cell(bad)
 
 
 def test_time_ratio_sets_the_time_learning_rate():
-    est = snest.make_estimator("snest-2-1", learning_rate=10.0, time_ratio=0.01)
+    est = cells.make_estimator("snest-2-1", learning_rate=10.0, time_ratio=0.01)
     assert est.learning_rate_time == pytest.approx(0.1)
     assert not hasattr(
-        snest.make_estimator("tsne-2", learning_rate=10.0, time_ratio=0.01), "learning_rate_time"
+        cells.make_estimator("tsne-2", learning_rate=10.0, time_ratio=0.01), "learning_rate_time"
     )
 
 
@@ -36,46 +58,72 @@ def school_runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("snest")
     artifacts.save(build_school({}), tmp / "school", "school")
     files = []
-    for cell, grid in [
-        ("tsne-2", {"learning_rate": [10.0]}),
-        ("tsne-3", {"learning_rate": [10.0]}),
-        ("snest-2-1", {"learning_rate": [10.0], "time_ratio": [0.01]}),
-    ]:
+    for cell in ("tsne-2", "tsne-3", "snest-2-1"):
         out = tmp / f"{cell}.npz"
-        settings = dict(seed=0, max_iter=600, log_every=0, precision="float64", perplexity=30.0)
-        snest.embed_cell(
-            tmp / "school", cell, out, grid, n_restarts=2, stopping=FULL_BUDGET, **settings
-        )
+        # one grid for every cell: SNE and t-SNE drop SNEST's time keys
+        embed(tmp / "school", cell, out, grid={"learning_rate": [10.0], "time_ratio": [0.01]})
         files.append(out)
     return tmp, files
 
 
+def test_the_runs_file_keeps_the_cells_settings(school_runs):
+    _, files = school_runs
+    tsne, snest = runs.load_runs(files[0])["meta"], runs.load_runs(files[2])["meta"]
+    assert tsne["grid"] == {"learning_rate": [10.0]} and tsne["precision"] == "float64"
+    assert snest["grid"] == {"learning_rate": [10.0], "time_ratio": [0.01]}
+    assert snest["dataset"] == "school" and snest["n_restarts"] == 2 and snest["n_time"] == 1
+    assert snest["stopping"] == FULL_BUDGET
+
+
 def test_table_puts_the_paper_beside_ours(school_runs):
     _, files = school_runs
-    df = snest.kl_table(files, REPO / "config" / "paper_values" / "snest_table1.csv")
+    df = table1.kl_table(files, REPO / "config" / "paper_values" / "snest_table1.csv")
     assert list(df["cell"]) == ["tsne-2", "snest-2-1", "tsne-3"]  # sorted by budget
-    assert runs.load_runs(files[0])["meta"]["precision"] == "float64"
     row = df.set_index("cell").loc["tsne-2"]
     assert row["paper_kl"] == 0.61 and row["runs"] == "2/2"
     assert row["diff"] == pytest.approx(row["kl"] - 0.61, abs=1e-4)
     # the same budget (3): SNEST R^{2,1} and t-SNE R^3 compete, one wins
     winners = set(df[df["budget"] == 3]["winner_in_budget"])
     assert len(winners) == 1 and winners <= {"SNEST R^{2,1}", "t-SNE R^3"}
-    matrix = snest.kl_matrix(df, ["school"])
+    matrix = table1.kl_matrix(df, ["school"])
     assert matrix.shape == (3, 2) and "(0.61)" in matrix.iloc[0]["school"]
-    claims = snest.space_time_claims(df)
+    claims = table1.space_time_claims(df)
     assert list(claims["rival"]) == [df.set_index("cell").loc["tsne-3", "kl"]]
+
+
+def test_the_table_step_writes_the_long_form_and_the_papers_layout(school_runs, tmp_path):
+    _, files = school_runs
+    out = {k: str(tmp_path / f"t.{k}") for k in ("csv", "md")}
+    out["md_long"] = str(tmp_path / "long.md")
+    steps.call(
+        "snest.table",
+        {"datasets": ["school"], "left_out": {"mine": "snest needs at least 32 points"}},
+        dict(run_files=[str(f) for f in files], paper=str(REPO / "config" / "paper_values"
+                                                          / "snest_table1.csv"), **out),
+    )  # fmt: skip
+    assert len(pd.read_csv(out["csv"])) == 3
+    text = (tmp_path / "t.md").read_text()
+    assert text.startswith("# SNEST Table 1: minimal KL")
+    assert re.search(r"\| SNEST R\^\{2,1\} +\| 0\.\d\d \(0\.\d\d\)", text), text
+    assert "SNEST R^{2,1} beat the Euclidean" in text and "snest needs at least 32" in text
+    assert "SNEST Table 1 (long form)" in (tmp_path / "long.md").read_text()
 
 
 def test_figures_are_written(school_runs, tmp_path):
     tmp, files = school_runs
-    snest.figure("fig2a", tmp_path / "fig2a", files[2], tmp / "school")
-    snest.figure("fig2b", tmp_path / "fig2b")
+    data = [str(tmp / "school" / name) for name in ("data.npz", "items.tsv", "meta.json")]
+
+    def paths(stem):
+        return {"png": str(tmp_path / f"{stem}.png"), "pdf": str(tmp_path / f"{stem}.pdf")}
+
+    figure = dict(runs_file=str(files[2]), data=data, fig="fig2a", **paths("fig2a"))
+    steps.call("snest.figure", {}, figure)
+    steps.call("snest.kernel_figure", {}, paths("fig2b"))
     for stem in ("fig2a", "fig2b"):
         for ext in ("png", "pdf"):
             assert (tmp_path / f"{stem}.{ext}").stat().st_size > 1000
     with pytest.raises(ValueError, match="shows SNEST R\\^\\{2,1\\}"):
-        snest.figure("fig2a", tmp_path / "bad", files[0], tmp / "school")
+        steps.call("snest.figure", {}, {**figure, "runs_file": str(files[0]), **paths("bad")})
 
 
 def test_paper_values_cover_table_1():
@@ -90,14 +138,12 @@ def test_abandoning_losing_runs_keeps_the_best_run_on_school(school_runs, tmp_pa
     tmp, _ = school_runs
     grid = {"learning_rate": [10.0, 100.0], "time_ratio": [0.01]}
     abandon = {"rate_window": 250, "plateau_tol": 0.0, "abandon_margin": 0.0}
-    out = {}
-    for name, stopping in (("full", FULL_BUDGET), ("abandon", abandon)):
-        out[name] = tmp_path / f"{name}.npz"
-        snest.embed_cell(
-            tmp / "school", "snest-3-1", out[name], grid, n_restarts=4, seed=0, max_iter=5000,
-            log_every=0, stopping=stopping, precision="float64", perplexity=30.0,
-        )  # fmt: skip
-    full, cut = (runs.load_runs(out[k]) for k in ("full", "abandon"))
+    saved = {
+        name: embed(tmp / "school", "snest-3-1", tmp_path / f"{name}.npz", grid=grid,
+                    restarts=4, max_iter=5000, stopping=stopping)
+        for name, stopping in (("full", FULL_BUDGET), ("abandon", abandon))
+    }  # fmt: skip
+    full, cut = saved["full"], saved["abandon"]
     same = ("learning_rate", "seed", "cost", "n_iter")
     assert {k: cut["best"][k] for k in same} == {k: full["best"][k] for k in same}
     stops = [r["stop"] for r in cut["runs"]]
@@ -115,12 +161,102 @@ def test_a_vectors_artifact_runs_on_its_perplexity_P(tmp_path):
         meta={},
     )  # fmt: skip
     artifacts.save(art, tmp_path / "blobs", "blobs")
-    settings = dict(seed=0, max_iter=200, log_every=0, precision="float64", stopping=FULL_BUDGET)
     out = tmp_path / "tsne-2.npz"
-    snest.embed_cell(tmp_path / "blobs", "tsne-2", out, {"learning_rate": [10.0]}, 1,
-                     perplexity=10.0, **settings)  # fmt: skip
-    best = runs.load_runs(out)["best"]
-    assert np.isfinite(best["cost"]) and best["cost"] > 0
+    best = embed(tmp_path / "blobs", "tsne-2", out, restarts=1, max_iter=200, perplexity=10.0)
+    assert np.isfinite(best["best"]["cost"]) and best["best"]["cost"] > 0
     with pytest.raises(ValueError, match="needs more than 41 points, got 40"):
-        snest.embed_cell(tmp_path / "blobs", "tsne-2", out, {"learning_rate": [10.0]}, 1,
-                         perplexity=40.0, **settings)  # fmt: skip
+        embed(tmp_path / "blobs", "tsne-2", out, restarts=1, max_iter=200, perplexity=40.0)
+
+
+def snest_grids(overrides: dict):
+    """The workflow's grid of each (dataset, cell) (workflow/rules/snest_helpers.smk's
+    snest_grid) under config/config.yaml's snest section with ``overrides`` merged over it,
+    as Snakemake merges a --configfile, and the schema's defaults."""
+    from snakemake.utils import update_config, validate
+
+    section = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["snest"]
+    update_config(section, overrides)
+    validate(section, str(REPO / "workflow" / "schemas" / "snest.schema.yaml"))
+    helpers = {"SNEST": section}
+    exec((REPO / "workflow" / "rules" / "snest_helpers.smk").read_text(), helpers)
+    return helpers["snest_grid"]
+
+
+def test_a_partial_per_dataset_override_merges_into_its_methods_grid():
+    """snest.grid_by_dataset names only what it changes: the rest of the cell's grid comes
+    from the method's grid, then grid.default; other datasets and methods keep theirs."""
+    grid = snest_grids(
+        {
+            "grid": {"tsne": {"learning_rate": [5.0]}},
+            "grid_by_dataset": {
+                "w1000": {"snest": {"learning_rate": [100.0]}},
+                "karate": {"default": {"learning_rate": [50.0]}, "snest": {"time_ratio": [0.1]}},
+            },
+        }
+    )
+    every_rate = [1.0, 10.0, 100.0]
+    assert grid("w1000", "snest-2-1") == {"learning_rate": [100.0], "time_ratio": [0.01]}
+    assert grid("school", "snest-2-1") == {"learning_rate": every_rate, "time_ratio": [0.01]}
+    assert grid("w1000", "tsne-2") == {"learning_rate": [10.0, 100.0]}  # config.yaml's own
+    assert grid("karate", "tsne-3") == {"learning_rate": [50.0]}
+    assert grid("karate", "snest-2-1") == {"learning_rate": [50.0], "time_ratio": [0.1]}
+    assert grid("nodata", "tsne-2") == {"learning_rate": [5.0]}
+    assert grid("nodata", "sne-2") == {"learning_rate": every_rate}
+    assert list(grid("nodata", "snest-1-1")) == ["learning_rate", "time_ratio"]
+
+
+def job_settings(configfiles: list[str], rule: str, jobs: list[dict]) -> list[dict]:
+    """The settings of rule ``rule``'s job of each wildcards of ``jobs`` under ``configfiles``
+    (benchmarks/workflow_jobs.py: Snakemake evaluates the rule's own params.settings)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import workflow_jobs
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    return workflow_jobs.job_settings(configfiles, rule, jobs)[1]
+
+
+def embed_jobs(configfiles: list[str], jobs: list[tuple[str, str]]) -> dict:
+    """(dataset, cell) -> the snest.embed settings of that job under ``configfiles``."""
+    wildcards = [{"dataset": d, "cell": c} for d, c in jobs]
+    return dict(zip(jobs, job_settings(configfiles, "snest_embed", wildcards), strict=True))
+
+
+def test_each_job_gets_its_datasets_grid_and_restarts(tmp_path):
+    """The settings the workflow hands each Table 1 job: a partial grid_by_dataset entry
+    merged into its method's grid, every other dataset's and method's grid its own, the
+    per-dataset restarts resolved; config/paper.yaml's restarts (100, 20 for n > 2000)."""
+    partial = tmp_path / "partial.yaml"  # config.yaml overrides no SNEST grid on school
+    partial.write_text("snest: {grid_by_dataset: {school: {snest: {time_ratio: [0.1]}}}}\n")
+    jobs = [(d, c) for d in ("school", "w1000", "grqc") for c in ("tsne-2", "snest-2-1")]
+    found = embed_jobs(["config/config.yaml", str(partial)], jobs)
+    every_rate = [1.0, 10.0, 100.0]
+    assert found["school", "snest-2-1"]["grid"] == {"learning_rate": every_rate,
+                                                   "time_ratio": [0.1]}  # fmt: skip
+    assert found["school", "tsne-2"]["grid"] == {"learning_rate": [10.0, 500.0]}
+    assert found["w1000", "snest-2-1"]["grid"] == {"learning_rate": [10.0], "time_ratio": [0.01]}
+    assert found["grqc", "tsne-2"]["grid"] == {"learning_rate": [100.0, 500.0]}
+    assert {d: found[d, "tsne-2"]["restarts"] for d in ("school", "w1000", "grqc")} == {
+        "school": 20, "w1000": 5, "grqc": 1
+    }  # fmt: skip
+    assert found["school", "tsne-2"]["stopping"] == {
+        "rate_window": 500, "plateau_tol": 1e-5, "abandon_margin": 0.0
+    }  # fmt: skip
+    paper = embed_jobs(["config/config.yaml", "config/paper.yaml"], jobs)
+    assert {d: paper[d, "tsne-2"]["restarts"] for d in ("school", "w1000", "grqc")} == {
+        "school": 100, "w1000": 100, "grqc": 20
+    }  # fmt: skip
+
+
+def test_the_table_names_the_own_datasets_it_leaves_out(tmp_path):
+    """An own dataset below SNEST's perplexity (30: 32 points) gets no Table 1 job; the table
+    step's settings say why, and its columns are the papers' datasets."""
+    small = tmp_path / "small.csv"
+    small.write_text("a,b,label\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(20)))
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        f"own_datasets:\n  small: {{kind: vectors, format: csv, path: {small}, labels: label}}\n"
+    )
+    (settings,) = job_settings(["config/quick.yaml", str(mine)], "snest_table", [{}])
+    assert settings["datasets"] == ["school", "nips17"]
+    assert "snest needs at least 32 points" in settings["left_out"]["small"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from embedlab.datasets.school import build
-from embedlab.experiments.snest import make_estimator
+from embedlab.experiments.snest.cells import make_estimator
 from embedlab.kernels import neighbour as K
 from embedlab.methods.neighbour import REFINE_WINDOW, NeighbourKL
 from tests.helpers import random_embedding, random_P

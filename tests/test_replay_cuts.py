@@ -96,3 +96,23 @@ def test_a_kept_table_one_replays_the_rates_that_win_no_cell(tmp_path):
     row = table.iloc[0]
     assert row["cpu_s_saved"] == pytest.approx((4.0 + 6.0) * 2 * 5)
     assert row["exact"] == "yes" and row["taken"] == "yes"
+
+
+def test_the_replayed_rates_merge_a_partial_override_as_the_workflow_does():
+    """snest_rates reads a config's grids as workflow/rules/snest_helpers.smk merges them: a
+    dataset's override that names no learning rate keeps its method's, then the default's."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import replay_cuts
+    finally:
+        sys.path.remove(str(BENCH))
+    config = {
+        "grid": {"default": {"learning_rate": [10.0, 500.0]},
+                 "snest": {"learning_rate": [1.0, 10.0], "time_ratio": [0.01]}},
+        "grid_by_dataset": {"w1000": {"snest": {"time_ratio": [0.1]}, "sne": {}},
+                            "grqc": {"default": {"learning_rate": [100.0]}}},
+    }  # fmt: skip
+    assert replay_cuts.snest_rates(config, "w1000", "snest") == [1.0, 10.0]
+    assert replay_cuts.snest_rates(config, "w1000", "sne") == [10.0, 500.0]
+    assert replay_cuts.snest_rates(config, "grqc", "snest") == [100.0]
+    assert replay_cuts.snest_rates(config, "school", "tsne") == [10.0, 500.0]

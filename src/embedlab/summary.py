@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from embedlab import tables
-from embedlab.experiments.snest import cell_label
+from embedlab.experiments.snest.cells import cell_label
 from embedlab.experiments.tste import in_claimed_range
 
 COLUMNS = ["paper", "table", "item", "paper_value", "ours", "diff", "verdict", "note"]

@@ -28,9 +28,9 @@ include: "snest_helpers.smk"
 rule snest_embed:
     """All restarts x learning rates of one Table 1 cell on one dataset; every run is kept."""
     input:
-        lambda wc: artifact(wc.dataset),
+        data=lambda wc: artifact(wc.dataset),
     output:
-        "results/embeddings/snest/{dataset}/{cell}.npz",
+        runs_file="results/embeddings/snest/{dataset}/{cell}.npz",
     log:
         "logs/snest/{dataset}/{cell}.log",
     benchmark:
@@ -44,31 +44,19 @@ rule snest_embed:
         mem_mb=4000,
         runtime=600,
     params:
-        code=code_of("snest-embed"),
-        folder=lambda wc: f"results/datasets/{wc.dataset}",
-        grid=lambda wc: json.dumps(snest_grid(wc.dataset, wc.cell)),
-        restarts=lambda wc: per_dataset(SNEST["restarts"], wc.dataset),
-        seed=SNEST["seed"],
-        max_iter=SNEST["max_iter"],
-        log_every=SNEST["log_every"],
-        stopping=SNEST["stopping"],
-        precision=SNEST["precision"],
-        perplexity=SNEST["perplexity"],
-    shell:
-        "NUMBA_NUM_THREADS={threads} python -m embedlab snest-embed --artifact {params.folder:q}"
-        " --cell {wildcards.cell} --out {output:q} --grid {params.grid:q}"
-        " --restarts {params.restarts} --seed {params.seed} --max-iter {params.max_iter}"
-        " --log-every {params.log_every} --precision {params.precision}"
-        " --perplexity {params.perplexity}"
-        " --rate-window {params.stopping[rate_window]}"
-        " --plateau-tol {params.stopping[plateau_tol]}"
-        " --abandon-margin {params.stopping[abandon_margin]} > {log:q} 2>&1"
+        step="snest.embed",
+        code=step_code("snest.embed"),
+        settings=lambda wc: step_settings(
+            "snest.embed", wc.dataset, grid=snest_grid(wc.dataset, wc.cell)
+        ),
+    script:
+        STEP_SCRIPT
 
 
 rule snest_table:
     """Table 1: our minimal KL per cell beside the paper's, winners per parameter budget."""
     input:
-        runs=SNEST_RUNS,
+        run_files=SNEST_RUNS,
         paper="config/paper_values/snest_table1.csv",
     output:
         csv=report(
@@ -89,20 +77,17 @@ rule snest_table:
         mem_mb=1000,
         runtime=10,
     params:
-        code=code_of("snest-table"),
-        left_out=left_out_of("snest"),
-        datasets=",".join(SNEST["datasets"]),
-    shell:
-        "python -m embedlab snest-table --paper {input.paper:q} --csv {output.csv:q}"
-        " --md {output.md:q} --md-long {output.md_long:q} --datasets {params.datasets}"
-        " --left-out {params.left_out:q}"
-        " {input.runs:q} > {log:q} 2>&1"
+        step="snest.table",
+        code=step_code("snest.table"),
+        settings=step_settings("snest.table", left_out=left_out_reasons("snest")),
+    script:
+        STEP_SCRIPT
 
 
 rule snest_figure:
     """Figs. 2a, 3, 4: the best SNEST R^{2,1} run of SCHOOL, NIPS22, W5000."""
     input:
-        runs=lambda wc: f"results/embeddings/snest/{SNEST_FIGURES[wc.fig]}/snest-2-1.npz",
+        runs_file=lambda wc: f"results/embeddings/snest/{SNEST_FIGURES[wc.fig]}/snest-2-1.npz",
         data=lambda wc: artifact(SNEST_FIGURES[wc.fig]),
     output:
         png=report(
@@ -124,12 +109,11 @@ rule snest_figure:
         mem_mb=2000,
         runtime=10,
     params:
-        code=code_of("snest-figure"),
-        folder=lambda wc: f"results/datasets/{SNEST_FIGURES[wc.fig]}",
-        stem=subpath(output.pdf, strip_suffix=".pdf"),
-    shell:
-        "python -m embedlab snest-figure {wildcards.fig} --runs {input.runs:q}"
-        " --artifact {params.folder:q} --out {params.stem:q} > {log:q} 2>&1"
+        step="snest.figure",
+        code=step_code("snest.figure"),
+        settings={},
+    script:
+        STEP_SCRIPT
 
 
 rule snest_kernel_figure:
@@ -152,7 +136,8 @@ rule snest_kernel_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        code=code_of("snest-figure"),
-        stem=subpath(output.pdf, strip_suffix=".pdf"),
-    shell:
-        "python -m embedlab snest-figure fig2b --out {params.stem:q} > {log:q} 2>&1"
+        step="snest.kernel_figure",
+        code=step_code("snest.kernel_figure"),
+        settings={},
+    script:
+        STEP_SCRIPT

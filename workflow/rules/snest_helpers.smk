@@ -2,14 +2,18 @@
 
 
 def snest_grid(dataset, cell):
-    """The parameter grid of a Table 1 cell on a dataset: the first of the dataset's override
-    for the cell's method, the dataset's default override, the method's grid, the default.
-    """
+    """The parameter grid of a Table 1 cell on a dataset: `grid.default`, the cell's method's
+    `grid` entry, the dataset's `grid_by_dataset` default, then its method entry, merged key
+    by key in that order (a later one's value of a key replaces the earlier's; a key it does
+    not name keeps the earlier value), so an override names only what it changes."""
     method = cell.split("-")[0]
-    grids = SNEST["grid"]
-    by_dataset = SNEST["grid_by_dataset"]
-    override = by_dataset[dataset] if dataset in by_dataset else {}
-    for candidates, key in ((override, method), (override, "default"), (grids, method)):
-        if key in candidates:
-            return candidates[key]
-    return grids["default"]
+    override = SNEST["grid_by_dataset"].get(dataset, {})
+    merged = {}
+    for layer in (
+        SNEST["grid"]["default"],
+        SNEST["grid"].get(method, {}),
+        override.get("default", {}),
+        override.get(method, {}),
+    ):
+        merged.update(layer)
+    return merged

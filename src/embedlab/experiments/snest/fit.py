@@ -1,0 +1,105 @@
+"""Every run of one Table 1 cell on one dataset: restarts x grid points on the dataset's P,
+all kept (:mod:`embedlab.runs`); the stopping tests may end or abandon a run early."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from embedlab import artifacts, runs
+from embedlab.experiments.snest.cells import TIME_KEYS, cell_label, make_estimator, parse_cell
+from embedlab.experiments.snest.settings import EmbedSettings
+from embedlab.optimize import DivergenceError
+
+#: above this many points the perplexity P comes from nearest neighbours, not all pairs
+DENSE_AFFINITIES_BELOW = 5000
+
+
+def vectors_affinities(X: np.ndarray, perplexity: float, seed: int):
+    """t-SNE's joint P of the points ``X`` at ``perplexity``: from all pairs below
+    :data:`DENSE_AFFINITIES_BELOW` points, else from the 3 x perplexity nearest neighbours
+    (:func:`embedlab.knn_affinities.knn_affinities`, as the scale experiment)."""
+    n = len(X)
+    if not 1 < perplexity < n - 1:
+        raise ValueError(
+            f"perplexity {perplexity:g} needs more than {perplexity + 1:g} points, got {n}"
+        )
+    if n < DENSE_AFFINITIES_BELOW:
+        from embedlab.perplexity import squared_distances, symmetric_affinities
+
+        return symmetric_affinities(squared_distances(np.asarray(X, dtype=np.float64)), perplexity)
+    from embedlab.knn_affinities import knn_affinities
+
+    return knn_affinities(X, perplexity, seed=seed).P
+
+
+def affinities(art: artifacts.Artifact, perplexity: float, seed: int, where: str):
+    """The P a cell embeds: a similarity artifact's own, a vectors artifact's (a user's own
+    dataset) t-SNE joint P at ``perplexity`` (:func:`vectors_affinities`); ``where`` names
+    the artifact in an error."""
+    if art.kind == "vectors":
+        return vectors_affinities(art.arrays["X"], perplexity, seed)
+    if art.kind == "similarity":
+        return art.arrays["P"]
+    raise ValueError(f"{where}: SNEST needs a similarity or vectors artifact, got {art.kind!r}")
+
+
+def stopping_rules(stopping: dict) -> dict:
+    """The stopping tests of :class:`embedlab.optimize.GradientDescent` from the section's
+    ``stopping``: ``rate_window`` epochs (0: neither test), ``plateau_tol`` and
+    ``abandon_margin`` (relative; inf: never abandon)."""
+    return {
+        "rate_window": int(stopping["rate_window"]),
+        "plateau_tol": float(stopping["plateau_tol"]),
+        "abandon_margin": float(stopping["abandon_margin"]),
+    }
+
+
+def embed_cell(
+    art: artifacts.Artifact, cell: str, settings: EmbedSettings, dataset: str
+) -> tuple[list[runs.Run], dict]:
+    """Every restart x grid point of ``cell`` on the artifact's P (:func:`affinities`):
+    the runs and their meta (the settings they ran with).
+
+    With a finite ``abandon_margin`` each run is compared with the best finished run so far
+    of the cell and abandoned once it cannot catch up. ``precision``: the kernel's working
+    precision, "float64" or "float32" (the estimators' ``precision``). SNE and t-SNE drop
+    SNEST's time keys of the grid."""
+    P = affinities(art, settings.perplexity, settings.seed, where=dataset)
+    method, _, n_time = parse_cell(cell)
+    grid = dict(settings.grid)
+    if method != "snest":
+        grid = {k: v for k, v in grid.items() if k not in TIME_KEYS}
+    stopping = stopping_rules(settings.stopping)
+    factory = functools.partial(
+        make_estimator,
+        cell,
+        max_iter=settings.max_iter,
+        log_every=settings.log_every,
+        precision=settings.precision,
+        **stopping,
+    )
+    all_runs = runs.run_grid(
+        factory,
+        P,
+        grid,
+        settings.restarts,
+        seed=settings.seed,
+        catch=(DivergenceError,),
+        reference=True,
+    )
+    meta = {
+        "experiment": "snest",
+        "dataset": art.meta.get("name", dataset),
+        "cell": cell,
+        "label": cell_label(cell),
+        "n_time": n_time,
+        "grid": grid,
+        "n_restarts": settings.restarts,
+        "seed": settings.seed,
+        "max_iter": settings.max_iter,
+        "stopping": stopping,
+        "precision": settings.precision,
+    }
+    return all_runs, meta

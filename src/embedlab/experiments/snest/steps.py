@@ -1,0 +1,69 @@
+"""The SNEST steps of the workflow (run by :mod:`embedlab.steps`): paths in, files out; the
+computations are :mod:`.fit`, :mod:`.table1` and :mod:`.figures`.
+
+A step's fingerprint follows names (embedlab.codeprint): no local variable here is named as a
+step, or that step's code would count as this one's."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from embedlab import artifacts, runs, tables
+from embedlab.experiments.snest.fit import embed_cell
+from embedlab.experiments.snest.settings import EmbedSettings, TableSettings
+from embedlab.experiments.snest.table1 import kl_table, table1_markdown
+
+log = logging.getLogger(__name__)
+
+
+def _artifact(data: list[str]) -> artifacts.Artifact:
+    """The artifact whose files are ``data`` (data.npz, items.tsv, meta.json)."""
+    return artifacts.load(Path(data[0]).parent)
+
+
+def _stem(pdf: str) -> str:
+    """The path of a figure's files without the extension (it writes .png and .pdf)."""
+    return str(Path(pdf).with_suffix(""))
+
+
+def embed(settings: EmbedSettings, *, data, runs_file, dataset, cell) -> None:
+    """Every restart x grid point of one Table 1 cell on one dataset, all runs kept."""
+    all_runs, meta = embed_cell(_artifact(data), cell, settings, dataset)
+    runs.save_runs(runs_file, all_runs, meta)
+    best = runs.best_run(all_runs)
+    log.info(
+        "%s on %s: best KL %.4f (%s, seed %d)",
+        cell,
+        meta["dataset"],
+        best.cost,
+        best.params,
+        best.seed,
+    )
+
+
+def table(settings: TableSettings, *, run_files, paper, csv, md, md_long) -> None:
+    """Table 1: the long form (csv and markdown) and the paper's layout (markdown)."""
+    rows = kl_table(run_files, paper)
+    columns = list(settings.datasets) or list(dict.fromkeys(rows["dataset"]))
+    tables.write_table(
+        rows, csv, md_long, measured=["seconds_per_run"], title="SNEST Table 1 (long form)"
+    )
+    artifacts.write_text_atomic(md, table1_markdown(rows, columns, settings.left_out))
+
+
+def figure(*, runs_file, data, png, pdf, fig) -> None:
+    """Fig. 2a, 3 or 4 (``fig``): the best SNEST R^{2,1} run of its dataset."""
+    from embedlab.experiments.snest.figures import run_figure
+    from embedlab.plots.common import save_figure
+
+    drawn = run_figure(fig, runs.load_runs(runs_file), _artifact(data), where=runs_file)
+    save_figure(drawn, _stem(pdf))
+
+
+def kernel_figure(*, png, pdf) -> None:
+    """Fig. 2b: contours of the SNEST output kernel exp(dt^2) / (1 + ds^2) (no input)."""
+    from embedlab.plots.common import save_figure
+    from embedlab.plots.snest import kernel_contour_figure
+
+    save_figure(kernel_contour_figure(), _stem(pdf))
