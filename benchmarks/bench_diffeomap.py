@@ -73,15 +73,33 @@ def two_sheets(m=80, seed=0):
     return np.c_[x, y, z], labels
 
 
+def artifact_rows(args) -> tuple[np.ndarray, np.ndarray | None]:
+    """(X, labels) of --artifact as the paper's fits see it: --subsample rows (seed 0), no
+    PCA, its labels as the classes."""
+    from embedlab.experiments.diffeomap.data import prepare
+    from embedlab.experiments.diffeomap.settings import Preparation
+
+    preparation = Preparation(
+        subsample=args.subsample,
+        pca_dims=None,
+        top_authors=None,
+        author_match="exactly_one",
+        use_labels=True,
+        centre_frames=False,
+    )
+    X, labels, _ = prepare(args.artifact, preparation, seed=0)
+    return X, labels
+
+
 def compare_optimizers(args) -> None:
     """Lowest energy after equal numbers of evaluations, and 1-NN errors, L-BFGS vs CG."""
     from embedlab.evaluate.knn import loo_1nn_errors
-    from embedlab.experiments.diffeomap import prepare, rms_radius
+    from embedlab.experiments.diffeomap.fits import rms_radius
     from embedlab.methods.diffeomap import Diffeomap
 
     cases = [("two sheets (m=80, p=5, n=40)", *two_sheets(), 0.3, 10.0, 5, 40)]
     if args.artifact:
-        X, labels, _ = prepare(args.artifact, subsample=args.subsample)
+        X, labels = artifact_rows(args)
         size = f"m={len(X)}, p={args.p}, n={args.n}"
         name = f"{args.artifact.rstrip('/').split('/')[-1]} ({size}, sigma_rel={args.sigma_rel})"
         sigma = args.sigma_rel * rms_radius(X)
@@ -254,10 +272,10 @@ def convergence(args) -> None:
     """LOO 1-NN errors (2-D) of the full-set vowel flow after each checkpoint iteration, for
     each p in --ps: the smallest p and iteration count beyond which the errors stop changing."""
     from embedlab.evaluate.knn import loo_1nn_errors
-    from embedlab.experiments.diffeomap import prepare, rms_radius
+    from embedlab.experiments.diffeomap.fits import rms_radius
     from embedlab.methods.diffeomap import fit_pca_rotation, fit_span, span_energy
 
-    X, labels, _ = prepare(args.artifact, subsample=args.subsample)
+    X, labels = artifact_rows(args)
     Z = fit_pca_rotation(X).apply(X)
     sigma = args.sigma_rel * rms_radius(X)
     every = np.arange(len(X))

@@ -1,0 +1,92 @@
+"""The Diffeomap steps of the workflow (run by :mod:`embedlab.steps`): paths in, files out;
+the computations are :mod:`.fits`, :mod:`.gather`, :mod:`.baselines`, :mod:`.table`,
+:mod:`.authors` and :mod:`.figures`.
+
+A step's fingerprint follows names (embedlab.codeprint): no local variable or input here is
+named as a step, or that step's code would count as this one's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from embedlab import runs, tables
+from embedlab.experiments.diffeomap.authors import author_set_readings
+from embedlab.experiments.diffeomap.baselines import baseline_maps
+from embedlab.experiments.diffeomap.fits import fit_grid, select
+from embedlab.experiments.diffeomap.gather import gather as gather_points
+from embedlab.experiments.diffeomap.settings import (
+    AuthorSetSettings,
+    BaselineSettings,
+    FitSettings,
+    TableSettings,
+)
+from embedlab.experiments.diffeomap.table import results_table
+
+
+def _folder(data: list[str]) -> Path:
+    """The artifact folder of ``data`` (its data.npz, items.tsv and meta.json)."""
+    return Path(data[0]).parent
+
+
+def fit(settings: FitSettings, *, data, npz, dataset, stage, select_from=None, point=None) -> None:
+    """One dataset's Diffeomap fits at ``stage``: every point of ``settings.grid``, or the best
+    point of the fit file ``select_from`` (stage 1's); ``point`` k (a full-set job of one
+    point): that point only, a point file for :func:`gather`."""
+    if (settings.grid is None) == (select_from is None):
+        raise ValueError(
+            f"diffeomap.fit {dataset} ({stage}): a grid in the settings or a file to select "
+            f"from, one of the two (grid {settings.grid}, select_from {select_from})"
+        )
+    grid = settings.grid if select_from is None else select(select_from)
+    index = None if point is None else int(point)
+    arrays, info = fit_grid(
+        _folder(data), grid, settings, dataset=dataset, stage=stage, point=index
+    )
+    runs.save_npz(npz, arrays, info)
+
+
+def gather(*, points, npz, dataset) -> None:
+    """The point files of ``dataset``'s full-set grid joined into the whole grid's fit file."""
+    arrays, info = gather_points(points)
+    if info["meta"]["dataset"] != dataset:
+        raise ValueError(f"{points[0]}: a fit of {info['meta']['dataset']!r}, not {dataset!r}")
+    runs.save_npz(npz, arrays, info)
+
+
+def baselines(settings: BaselineSettings, *, data, npz, dataset) -> None:
+    """One dataset's baseline maps (PCA, Isomap, t-SNE) with their 1-NN errors."""
+    arrays, info = baseline_maps(_folder(data), settings, dataset)
+    runs.save_npz(npz, arrays, info)
+
+
+def table(settings: TableSettings, *, results, paper, csv, md) -> None:
+    """The 1-NN table of the fit and baselines files ``results`` beside the paper's values."""
+    tables.write_table(
+        results_table(results, paper),
+        csv,
+        md,
+        measured=["seconds"],
+        title="Diffeomap: 1-NN in the 2-D map",
+        after=tables.left_out_note(settings.left_out),
+    )
+
+
+def author_sets(settings: AuthorSetSettings, *, data, csv, md) -> None:
+    """NIPS text: the 2-D PCA 1-NN accuracy of each reading of the paper's author classes."""
+    tables.write_table(
+        author_set_readings(_folder(data), settings),
+        csv,
+        md,
+        measured=(),
+        title="NIPS text: PCA 1-NN accuracy per reading of the paper's author classes (paper 33 %)",
+    )
+
+
+def figure(*, fits, baseline_file, data, png, pdf, fig) -> None:
+    """Fig. 2, 3 or 4 (``fig``) from the best run of the fit file ``fits``."""
+    from embedlab.experiments.diffeomap.figures import paper_figure
+    from embedlab.plots.common import save_figure
+
+    drawn = paper_figure(fig, fits, _folder(data), baseline_file)
+    save_figure(drawn, str(Path(pdf).with_suffix("")), tight=True)
