@@ -9,9 +9,9 @@ folder, each as a fresh process, and beside each the same step preceded by
 manifold and datasets modules, scipy.stats and scipy.sparse, numba, matplotlib.pyplot): what
 the steps would load if every module imported its dependencies at the top. Kinds:
 
-- ``help``: ``snest-embed --help`` (the parser of a fit's verb);
-- ``build``: the s1k builder, 200 points (no raw file);
-- ``summary``: ``summarize-datasets`` of that artifact;
+- ``help``: ``python -m embedlab --help`` (the user's command line: docs, fetch, build, ...);
+- ``build``: the ``datasets.build`` step, the s1k builder at 200 points (no raw file);
+- ``summary``: the ``report.datasets`` step on that artifact;
 - ``table``: the ``dcode.table`` step on a two-subset toy result file;
 - ``figure``: the ``snest.kernel_figure`` step (Fig. 2b, the schematic, no input);
 - ``fit``: the ``snest.embed`` step, t-SNE R^2 of the 200 points, 20 epochs (its numba kernels
@@ -66,17 +66,25 @@ def _dcode_result(folder: Path) -> dict[str, object]:
             "md_long": str(folder / "l.md")}  # fmt: skip
 
 
+def _artifact_files(folder: Path) -> dict[str, str]:
+    """The three files of the artifact in ``folder``, named as the build step's outputs."""
+    names = {"data": "data.npz", "table": "items.tsv", "meta": "meta.json"}
+    return {key: str(folder / name) for key, name in names.items()}
+
+
 def steps(folder: Path) -> dict[str, list[str] | tuple[str, dict, dict]]:
     """Each kind's job on inputs in ``folder``: a command line (the words after ``python -m
     embedlab``) or a workflow step (its name, settings and keyword arguments)."""
     s1k = folder / "s1k"
     return {
-        "help": ["snest-embed", "--help"],
-        "build": ["build", "--registry", str(REPO / "config" / "datasets.yaml"), "--dataset",
-                  "s1k", "--raw-dir", str(folder), "--out", str(s1k), "--params",
-                  json.dumps({"n_points": 200})],
-        "summary": ["summarize-datasets", "--csv", str(folder / "d.csv"), "--md",
-                    str(folder / "d.md"), str(s1k / "meta.json")],
+        "help": ["--help"],
+        "build": ("datasets.build",
+                  {"registry": str(REPO / "config" / "datasets.yaml"), "raw_dir": str(folder),
+                   "overrides": {"n_points": 200}},
+                  {"raw": [], "dataset": "s1k", **_artifact_files(s1k)}),
+        "summary": ("report.datasets", {"own": {}},
+                    {"meta": [str(s1k / "meta.json")], "csv": str(folder / "d.csv"),
+                     "md": str(folder / "d.md")}),
         "table": ("dcode.table", {}, _dcode_result(folder)),
         "figure": ("snest.kernel_figure", {}, {"png": str(folder / "fig2b.png"),
                                                "pdf": str(folder / "fig2b.pdf")}),
@@ -84,7 +92,7 @@ def steps(folder: Path) -> dict[str, list[str] | tuple[str, dict, dict]]:
                 {"grid": {"learning_rate": [10.0]}, "restarts": 1, "seed": 0, "max_iter": 20,
                  "log_every": 0, "precision": "float64", "perplexity": 10.0,
                  "stopping": {"rate_window": 0, "plateau_tol": 0.0, "abandon_margin": 0.0}},
-                {"data": [str(s1k / f) for f in ("data.npz", "items.tsv", "meta.json")],
+                {"data": list(_artifact_files(s1k).values()),
                  "runs_file": str(folder / "tsne-2.npz"), "dataset": "s1k", "cell": "tsne-2"}),
     }  # fmt: skip
 

@@ -7,13 +7,14 @@ def snest_grid(dataset, cell):
     by key in that order (a later one's value of a key replaces the earlier's; a key it does
     not name keeps the earlier value), so an override names only what it changes."""
     method = cell.split("-")[0]
-    override = SNEST["grid_by_dataset"].get(dataset, {})
+    grids, by_dataset = SNEST["grid"], SNEST["grid_by_dataset"]
+    override = by_dataset[dataset] if dataset in by_dataset else {}
     merged = {}
-    for layer in (
-        SNEST["grid"]["default"],
-        SNEST["grid"].get(method, {}),
-        override.get("default", {}),
-        override.get(method, {}),
+    for layers, key in (
+        (grids, "default"),
+        (grids, method),
+        (override, "default"),
+        (override, method),
     ):
-        merged.update(layer)
+        merged.update(layers[key] if key in layers else {})
     return merged
