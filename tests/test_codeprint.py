@@ -227,6 +227,10 @@ def test_snakemake_reruns_exactly_what_an_edit_reaches(tmp_path):
     repo, work = _workflow_copy(tmp_path)
     _plan(repo, work)
     assert "Nothing to be done" in _plan(repo, work, "--dry-run")
+    # each job ran the workflow's own code (the step script puts its src/ first), not the
+    # embedlab this Python has installed
+    log = (work / "logs" / "datasets" / "swissroll.log").read_text()
+    assert f"step datasets.build, embedlab from {repo / 'src' / 'embedlab'}" in log
 
     pkg = repo / "src" / "embedlab"
     edit(pkg / "tables.py", "\ndef ", "\n# a comment\n\n\ndef ")
@@ -266,14 +270,14 @@ def test_a_function_edit_reaches_only_the_verbs_that_call_it(tmp_path):
     src = copy_src(tmp_path)
     _edit_function(src / "embedlab" / "tables.py", "left_out_note")
     changed = changed_verbs(SRC, src)
-    assert {"snest.table", "ee.table", "diffeomap.table", "tste-claims"} <= changed
+    assert {"snest.table", "ee.table", "diffeomap.table", "tste.claims"} <= changed
     assert not changed & (
-        FIT_VERBS | {"datasets.build", "datasets.fetch", "dcode.rank", "tste-part"}
+        FIT_VERBS | {"datasets.build", "datasets.fetch", "dcode.rank", "tste.fold"}
     )
     src = copy_src(tmp_path / "again")
     _edit_function(src / "embedlab" / "tables.py", "write_csv")
     changed = changed_verbs(SRC, src)
-    assert {"report.datasets", "report.timings", "tste-part", "ee.sweep"} <= changed
+    assert {"report.datasets", "report.timings", "tste.fold", "ee.sweep"} <= changed
     assert "datasets.build" not in changed and "datasets.fetch" not in changed
 
 

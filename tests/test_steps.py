@@ -120,6 +120,7 @@ def test_run_rule_writes_the_log_and_shows_an_input_error_in_one_line(tmp_path):
     done, log = _run_job(tmp_path, json.dumps({"left_out": {}}), [str(csv)])
     assert done.returncode == 0, log
     assert (tmp_path / "t.md").exists()
+    assert "step ee.table, embedlab from " in log  # which code ran, first in every job's log
     # a missing input: one line on the console (Snakemake's output) and in the log
     done, log = _run_job(tmp_path, json.dumps({"left_out": {}}), [str(tmp_path / "none.csv")])
     assert done.returncode == 1

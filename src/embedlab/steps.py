@@ -31,6 +31,7 @@ import os
 import sys
 import typing
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from embedlab.settings import Settings
@@ -132,6 +133,8 @@ def run_rule(job: Any) -> int:
         stream=sys.stderr,
         force=True,
     )
+    package = Path(__file__).resolve().parent
+    logging.getLogger("embedlab").info("step %s, embedlab from %s", name, package)
     try:
         call(name, dict(job.params.settings), job_arguments(job))
     except INPUT_ERRORS as exc:
