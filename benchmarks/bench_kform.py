@@ -35,7 +35,7 @@ ARTIFACT = Path("results/datasets/mnist_triplets_1k")
 
 def load(artifact: Path, max_triplets: int, seed: int):
     if (artifact / "meta.json").is_file():
-        from embedlab.experiments.tste import load_triplets
+        from embedlab.experiments.tste.protocol import load_triplets
 
         trip, n, _ = load_triplets(artifact, max_triplets, seed)
         return trip, n, f"{artifact} ({len(trip)} triplets)"

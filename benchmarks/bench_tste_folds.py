@@ -21,7 +21,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from embedlab.experiments.tste import METHOD_ORDER, claims_table, fig2_table
+from embedlab.experiments.tste.claims import claims_table
+from embedlab.experiments.tste.fig2 import fig2_table
+from embedlab.experiments.tste.protocol import METHOD_ORDER
 
 PROTOCOLS = {"paper_text": "tste", "authors_code": "tste_authors"}
 

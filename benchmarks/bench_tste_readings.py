@@ -1,7 +1,7 @@
 """Benchmark: the t-STE readings authors_code and authors_figure on the MNIST X forms, and the
 cost of the released K-form projection.
 
-Part 1 runs the authors' protocol (:func:`embedlab.experiments.tste.authors_part`, the
+Part 1 runs the authors' protocol (:func:`embedlab.experiments.tste.authors.authors_part`, the
 workflow's own code) on ``results/datasets/mnist_triplets_1k_authors`` (build it first:
 ``snakemake results/datasets/mnist_triplets_1k_authors/data.npz``) for the X forms at the
 given dimensions: the 1-NN error of one fit on the first 10 % of the triplets, and the
@@ -36,7 +36,7 @@ CKL_GRID = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1]
 
 def reading(method: str, dims: list[int], folds: int, settings: dict, search) -> dict:
     """{dims: {"1nn", "gen", "gen_tied"}} of one method under one reading."""
-    from embedlab.experiments.tste import authors_part
+    from embedlab.experiments.tste.authors import authors_part
 
     t0 = time.perf_counter()
     nn = authors_part(ARTIFACT, method, dims, 10, -1, search, seed=0, settings=settings)
@@ -90,7 +90,8 @@ def main() -> None:
     ap.add_argument("--projection", action="store_true", help="time the projections too")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
-    from embedlab.experiments.tste import authors_search, load_triplets
+    from embedlab.experiments.tste.authors import authors_search
+    from embedlab.experiments.tste.protocol import load_triplets
 
     results: dict = {}
     if args.projection:

@@ -16,7 +16,7 @@ import pytest
 
 from embedlab import artifacts, runs, steps
 from embedlab.datasets.school import build as build_school
-from embedlab.experiments.tste import METHOD_ORDER
+from embedlab.experiments.tste.protocol import METHOD_ORDER
 
 from .conftest import REPO
 

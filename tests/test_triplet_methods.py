@@ -8,7 +8,7 @@ from sklearn.base import clone
 
 from embedlab.evaluate.knn import loo_1nn_error_rate
 from embedlab.evaluate.triplets import holdout_split, kfold_triplets, triplet_error
-from embedlab.experiments.tste import choose_by_validation
+from embedlab.experiments.tste.paper_text import choose_by_validation
 from embedlab.kernels import triplets as kern
 from embedlab.methods.triplets import (
     CKL,

@@ -202,29 +202,44 @@ def _folds(folds_used: dict, dataset: str, method: str, n_folds: int) -> int:
     return limit.get(method, n_folds) if isinstance(limit, dict) else limit
 
 
+def _tste_jobs(plan: str, rule: str, **wildcards: str) -> list[dict]:
+    """The jobs of ``rule`` in a dry run's ``plan`` whose wildcards include ``wildcards``:
+    each its wildcards, inputs and outputs."""
+    jobs = []
+    for block in re.findall(rf"^rule {rule}:\n(.*?)(?=^\S)", plan + "\nEND", flags=re.M | re.S):
+        fields = dict(re.findall(r"^    (\w+): (.*)$", block, flags=re.M))
+        job = {
+            "wildcards": dict(w.split("=", 1) for w in fields["wildcards"].split(", ")),
+            "input": fields.get("input", "").split(", "),
+            "output": fields["output"].split(", "),
+        }
+        if wildcards.items() <= job["wildcards"].items():
+            jobs.append(job)
+    return jobs
+
+
 def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path, dry_run):
     """tste.folds_used limits the configured (dataset, method) jobs only: the default config
     evaluates the first 5 MNIST folds (every method) and every music fold, a per-method entry
     replaces the dataset's number, and config/paper.yaml restores all 10 folds. Each fold is
-    a job (tste-part) after one validation job per grid value (tste-search), and the merge
+    a job (tste_part) after one validation job per grid value (tste_search), and the merge
     reads exactly the folds used. (The default and the paper's plans are the shared dry runs
     of the default target; the STE-K jobs are read from them.)"""
     targets = [f"results/metrics/tste/{d}/STE-K.csv" for d in ("mnist_triplets_1k", "music")]
     grid = yaml.safe_load((REPO / DEFAULT_CONFIG).read_text())["tste"]["grids"]["STE-K"]
 
     def folds(plan: str):
-        lines = plan.splitlines()
-        ste_k = [c for c in lines if "--method STE-K " in c]
         out = {}
         for d in ("mnist_triplets_1k", "music"):
-            parts = [c for c in ste_k if "tste-part" in c and f"datasets/{d} " in c]
-            search = [c for c in ste_k if "tste-search" in c and f"datasets/{d} " in c]
-            (merge,) = [c for c in lines if f"merge --out results/metrics/tste/{d}/STE-K" in c]
+            job = {"reading": "tste", "dataset": d, "method": "STE-K"}
+            parts = _tste_jobs(plan, "tste_part", **job)
+            search = _tste_jobs(plan, "tste_search", **job)
+            (merge,) = _tste_jobs(plan, "tste_authors_merge", **job)
             assert len(search) == len(next(iter(grid.values())))
             files = [f"results/metrics/tste/{d}/STE-K/search/{k}.npz" for k in range(len(search))]
-            assert all(f"--search {' '.join(files)} " in c for c in parts)
-            assert merge.count("/fold") == len(parts)
-            out[d] = sorted(int(re.search(r"--part fold(\d+)", c).group(1)) for c in parts)
+            assert all([f for f in p["input"] if "/search/" in f] == files for p in parts)
+            assert sorted(merge["input"]) == sorted(p["output"][0] for p in parts)
+            out[d] = sorted(int(p["wildcards"]["part"].removeprefix("fold")) for p in parts)
         return out
 
     assert folds(dry_run()) == {"mnist_triplets_1k": list(range(5)), "music": list(range(10))}
@@ -234,7 +249,7 @@ def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path, dry_run):
     override.write_text(
         yaml.safe_dump({"tste": {"folds_used": {"mnist_triplets_1k": {"STE-K": 3}}}})
     )
-    flags = ("--dry-run", "--nolock", "--forceall", "--printshellcmds")
+    flags = ("--dry-run", "--nolock", "--forceall")
     plan = snakemake(*targets, *flags, "--configfile", DEFAULT_CONFIG, str(override)).stdout
     limited = folds(plan)
     assert limited == {"mnist_triplets_1k": [0, 1, 2], "music": list(range(10))}
@@ -243,8 +258,8 @@ def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path, dry_run):
 @pytest.mark.parametrize("configfile", [DEFAULT_CONFIG, "config/quick.yaml"])
 def test_tste_runs_both_protocols(configfile, dry_run):
     """The default and the quick configuration run the paper-text and the authors' protocol:
-    both claims tables and Fig. 2s, the authors' Fig. 3; the authors' jobs carry their
-    dataset's grid and 1-NN training set."""
+    both claims tables and Fig. 2s, the authors' Fig. 3; the authors' part jobs read their
+    grid's search files (the settings each job gets: tests/test_workflow_tste.py)."""
     cfg = yaml.safe_load((REPO / configfile).read_text())["tste"]
     assert cfg["protocols"] == ["paper_text", "authors_code", "authors_figure"]
     targets = [
@@ -260,14 +275,13 @@ def test_tste_runs_both_protocols(configfile, dry_run):
     for t in targets:
         assert t in out, t
     authors = cfg["authors_code"]
-    lines = out.splitlines()
-    merges = [line for line in lines if "tste-authors-merge" in line and "s/tste_authors/" in line]
+    merges = _tste_jobs(out, "tste_authors_merge", reading="tste_authors")
     expected = sum(
         len(authors.get("methods_by_dataset", {}).get(d, authors["methods"]))
         for d in authors["datasets"]
     )
     assert len(merges) == expected
-    parts = [line for line in lines if "tste-authors-part" in line and "s/tste_authors/" in line]
+    parts = _tste_jobs(out, "tste_authors_part", reading="tste_authors")
     n_folds = authors.get("n_folds", 10)
     folds_used = authors.get("folds_used", {})
     assert len(parts) == sum(
@@ -275,20 +289,15 @@ def test_tste_runs_both_protocols(configfile, dry_run):
         for d in authors["datasets"]
         for m in authors.get("methods_by_dataset", {}).get(d, authors["methods"])
     )
-
-    def of(commands, dataset, method):
-        return [c for c in commands if f"datasets/{dataset} " in c and f" {method} " in c]
-
-    assert "--nn-training first" in of(parts, "music", "CKL-X")[0]
-    assert "--nn-training all" in of(parts, "music", "STE-K")[0]
-    search = of([line for line in lines if "tste-authors-search" in line], "music", "STE-K")
-    values = sorted(float(re.search(r"--value (\S+)", c).group(1)) for c in search)
-    assert values == sorted(authors["grids"]["music"]["STE-K"]["lam"])
+    grid = authors["grids"]["music"]["STE-K"]["lam"]
+    music = {"reading": "tste_authors", "dataset": "music", "method": "STE-K"}
+    assert len(_tste_jobs(out, "tste_authors_search", **music)) == len(grid)
+    for part in _tste_jobs(out, "tste_authors_part", **music):
+        assert len([f for f in part["input"] if "/search/" in f]) == len(grid)
     assert "mnist_triplets_1k_authors" in out
-    lines = [line for line in lines if "--protocol authors_code" in line]
-    maps = [line for line in lines if "tste-map" in line]
-    assert len(maps) == len(authors["maps"]["fig3"]["methods"])
-    assert all("datasets/mnist_triplets_5k_authors" in m for m in maps)
+    fig3 = authors["maps"]["fig3"]
+    maps = _tste_jobs(out, "tste_map", maps="tste", dataset=fig3["dataset"])
+    assert sorted(m["wildcards"]["method"] for m in maps) == sorted(fig3["methods"])
 
 
 def test_authors_folds_used_reaches_only_its_dataset_and_method(tmp_path):
@@ -302,14 +311,12 @@ def test_authors_folds_used_reaches_only_its_dataset_and_method(tmp_path):
 
     def parts_per_job(*configfiles):
         proc = snakemake(
-            *targets, "--dry-run", "--nolock", "--forceall", "--printshellcmds",
+            *targets, "--dry-run", "--nolock", "--forceall",
             "--configfile", "config/config.yaml", *configfiles,
         )  # fmt: skip
-        parts = [line for line in proc.stdout.splitlines() if "tste-authors-part" in line]
         per_job = {}
-        for c in parts:
-            dataset = re.search(r"datasets/(\S+) ", c).group(1)
-            key = (dataset, re.search(r"--method (\S+)", c).group(1))
+        for part in _tste_jobs(proc.stdout, "tste_authors_part"):
+            key = (part["wildcards"]["dataset"], part["wildcards"]["method"])
             per_job[key] = per_job.get(key, 0) + 1
         return per_job
 

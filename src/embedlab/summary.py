@@ -26,7 +26,7 @@ import pandas as pd
 
 from embedlab import tables
 from embedlab.experiments.snest.cells import cell_label
-from embedlab.experiments.tste import in_claimed_range
+from embedlab.experiments.tste.claims import in_claimed_range
 
 COLUMNS = ["paper", "table", "item", "paper_value", "ours", "diff", "verdict", "note"]
 NOT_IN_RUN = "not reproduced"

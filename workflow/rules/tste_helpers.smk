@@ -1,4 +1,12 @@
-"""t-STE input functions (included by tste.smk)."""
+"""t-STE input functions and the derived settings of its steps (included by tste.smk).
+
+A value the config sets per dataset or per method (max_triplets, grids, nn_training, the
+authors_figure reading's solver options) reaches a job resolved for its dataset and method,
+as a derived field of its step's settings (embedlab/experiments/tste/settings.py)."""
+
+# wildcard patterns of a metrics job's folder, dataset and method
+TSTE_DATASET = r"[^/]+"
+TSTE_METHOD = r"(GNMDS|CKL|STE|t-STE)-[XK]"
 
 
 def tste_methods(section, dataset):
@@ -37,87 +45,58 @@ def tste_maps_of(prefix, method):
     return "tste"
 
 
-def tste_authors_settings(wc):
-    """The solver settings (JSON) of (reading, method): the authors_figure reading's for the
-    methods it refits, none under authors_code."""
-    if wc.reading == "tste_authors_figure":
-        return json.dumps(TSTE_FIGURE[wc.method])
-    return "{}"
+def tste_solver(folder, method):
+    """The released solvers' options that the reading of metrics or maps folder `folder`
+    sets for `method`: the authors_figure reading's, none otherwise."""
+    return TSTE_FIGURE[method] if folder == "tste_authors_figure" else {}
 
 
-def tste_map_args(wc):
-    """Iterations, triplet subset, fixed parameters and solver settings of one 2-D map."""
-    authors = TSTE_AUTHORS["maps"]["fig3"] if TSTE_AUTHORS else {}
-    if wc.maps == "tste_authors_figure":
-        settings = json.dumps(TSTE_FIGURE[wc.method])
-        rest = tste_authors_map_args(authors, wc)
-        return f"--protocol authors_figure --settings '{settings}'{rest}"
-    if authors and wc.dataset == authors["dataset"]:
-        rest = tste_authors_map_args(authors, wc)
-        return f"--protocol authors_code --settings '{{}}'{rest}"
-    fig3, fig4 = TSTE["maps"]["fig3"], TSTE["maps"]["fig4"]
-    spec = fig3 if wc.dataset == fig3["dataset"] else fig4
-    max_iter = spec["max_iter"] if "max_iter" in spec else TSTE["max_iter"]
-    args = f"--protocol paper_text --settings '{{}}' --max-iter {max_iter}"
-    if "max_triplets" in spec:
-        args += f" --max-triplets {spec['max_triplets']}"
-    return args
-
-
-def tste_authors_map_args(authors, wc):
-    """The authors' maps: coded iterations unless configured, CKL-X mu = 0.05."""
-    args = ""
-    if "max_iter" in authors:
-        args += f" --max-iter {authors['max_iter']}"
-    if "max_triplets" in authors:
-        args += f" --max-triplets {authors['max_triplets']}"
-    if wc.method == "CKL-X":
-        args += """ --params '{"mu": 0.05}'"""
-    return args
+def tste_max_triplets(section, dataset):
+    """The seeded subset of `dataset`'s triplets under a protocol's section (None: all)."""
+    limits = section["max_triplets"]
+    return limits[dataset] if dataset in limits else None
 
 
 def tste_grid(wc):
-    """(name, values) of the one parameter (reading, dataset, method) tunes, or None for an
-    untuned method: the paper text's grid per method (validated per dimension), the authors'
-    per dataset and method (searched)."""
+    """{parameter: values} that (reading, dataset, method) tunes ({} for an untuned method):
+    the paper text's grid per method (validated per dimension), the authors' per dataset and
+    method (searched)."""
     if wc.reading == "tste":
         grids = TSTE["grids"]
     else:
         grids = TSTE_AUTHORS["grids"]
         grids = grids[wc.dataset] if wc.dataset in grids else {}
-    grid = grids[wc.method] if wc.method in grids else {}
-    return next(iter(grid.items())) if grid else None
+    return grids[wc.method] if wc.method in grids else {}
 
 
 def tste_search_files(wc):
     """The search (validation) jobs' files of (reading, dataset, method), in grid order
     (none if untuned)."""
-    grid = tste_grid(wc)
+    values = next(iter(tste_grid(wc).values()), [])
     return [
         f"results/metrics/{wc.reading}/{wc.dataset}/{wc.method}/search/{k}.npz"
-        for k in range(len(grid[1]) if grid else 0)
+        for k in range(len(values))
     ]
 
 
-def tste_search_option(wc, input):
-    """--search and the search files of a part job (nothing if untuned)."""
-    return f"--search {input.search}" if input.search else ""
+def tste_paper_job(wc):
+    """The derived settings of a paper-text search or part job."""
+    return dict(max_triplets=tste_max_triplets(TSTE, wc.dataset), grid=tste_grid(wc))
 
 
-def tste_search_value(wc):
-    """--name and --value of one search job (the index-th value of the grid)."""
-    name, values = tste_grid(wc)
-    return f"--name {name} --value {json.dumps(values[int(wc.index)])}"
-
-
-def tste_common(wc):
-    """Iteration limit and triplet subset of (dataset, method) under the reading's section
-    (the authors' readings: the coded iterations unless configured)."""
-    section = tste_section_of(wc.reading)
-    args = f"--max-iter {section['max_iter']}" if "max_iter" in section else ""
-    if wc.dataset in section["max_triplets"]:
-        args += f" --max-triplets {section['max_triplets'][wc.dataset]}"
-    return args
+def tste_authors_job(wc):
+    """The derived settings of a search or part job of an authors' reading: the iterations
+    (None where authors_code sets none: as coded), the triplet subset, the grid, the 1-NN
+    fits' triplets, the reading's solver options."""
+    section = TSTE_AUTHORS
+    return dict(
+        seed=TSTE["seed"],
+        max_iter=section["max_iter"] if "max_iter" in section else None,
+        max_triplets=tste_max_triplets(section, wc.dataset),
+        grid=tste_grid(wc),
+        nn_training=tste_authors_nn_training(wc),
+        solver=tste_solver(wc.reading, wc.method),
+    )
 
 
 def tste_authors_nn_training(wc):
@@ -128,6 +107,33 @@ def tste_authors_nn_training(wc):
         nn[wc.method]
         if wc.method in nn
         else nn["default"] if "default" in nn else "first"
+    )
+
+
+def tste_map_job(wc):
+    """The derived settings of one 2-D map: the authors' Fig. 3 rule (their maps section's
+    iterations, None = as coded, and triplets) for the authors_figure refits and for the
+    authors' Fig. 3 dataset, else the paper text's Fig. 3 or Fig. 4 (its iterations, else
+    the section's)."""
+    authors = TSTE_AUTHORS["maps"]["fig3"] if TSTE_AUTHORS else {}
+    if wc.maps == "tste_authors_figure" or (
+        authors and wc.dataset == authors["dataset"]
+    ):
+        spec = authors
+        protocol = (
+            "authors_figure" if wc.maps == "tste_authors_figure" else "authors_code"
+        )
+        max_iter = spec["max_iter"] if "max_iter" in spec else None
+    else:
+        fig3, fig4 = TSTE["maps"]["fig3"], TSTE["maps"]["fig4"]
+        spec = fig3 if wc.dataset == fig3["dataset"] else fig4
+        protocol = "paper_text"
+        max_iter = spec["max_iter"] if "max_iter" in spec else TSTE["max_iter"]
+    return dict(
+        protocol=protocol,
+        max_iter=max_iter,
+        max_triplets=spec["max_triplets"] if "max_triplets" in spec else None,
+        solver=tste_solver(wc.maps, wc.method),
     )
 
 
@@ -172,3 +178,8 @@ def tste_figure_inputs(wc):
         ]
     spec = TSTE["maps"]["fig4"]
     return [f"results/embeddings/tste/{spec['dataset']}/{spec['method']}-2d.npz"]
+
+
+def tste_figure_data(wc):
+    """The artifact whose items name the genres of Fig. 4 (none for Figs. 2 and 3)."""
+    return artifact(TSTE["maps"]["fig4"]["dataset"]) if wc.fig == "fig4" else []
