@@ -1,5 +1,5 @@
 """Time the workflow's start-up cost of code fingerprints (embedlab.codeprint): a cold parse
-of the package and the fingerprint of every verb, as common.smk computes them once per run.
+of the package and the fingerprint of every step, as common.smk computes them once per run.
 
     python benchmarks/bench_codeprint.py [--rounds 5]
 
@@ -28,21 +28,21 @@ def main(argv: list[str] | None = None) -> None:
     for _ in range(args.rounds):
         started = time.perf_counter()
         prints = CodePrints(SRC)
-        for verb in prints.handlers():
-            prints.of(verb)
+        for step in prints.steps():
+            prints.of_step(step)
         full.append(time.perf_counter() - started)
         started = time.perf_counter()
         for path in (SRC / "embedlab").rglob("*.py"):
             ast.parse(path.read_text())
         parse.append(time.perf_counter() - started)
-    n_verbs = len(CodePrints(SRC).handlers())
-    for name, times in (("every verb's fingerprint", full), ("ast.parse alone", parse)):
+    n_steps = len(CodePrints(SRC).steps())
+    for name, times in (("every step's fingerprint", full), ("ast.parse alone", parse)):
         print(
             f"{name:>26}: median {statistics.median(times):.3f} s "
             f"(min {min(times):.3f}, max {max(times):.3f}; {args.rounds} rounds)"
         )
     ratio = statistics.median(full) / statistics.median(parse)
-    print(f"{n_verbs} verbs; fingerprints / parse alone: x{ratio:.2f}")
+    print(f"{n_steps} steps; fingerprints / parse alone: x{ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,11 @@
 """What the workflow hands a rule's jobs, evaluated by Snakemake on the real workflow: a dry
 run prints no step's settings (they are ``params.settings``, not a command line), so the
 benchmarks that rerun the workflow's own jobs, and the tests of what reaches a step, read them
-here (this folder is on sys.path when the scripts run)."""
+here (this folder is on sys.path when the scripts run).
+
+Both functions load the workflow through Snakemake's Python API in a subprocess; the planned
+jobs' parameters are read from its workflow object (``_workflow``), which the public API does
+not expose: a Snakemake upgrade may move it, and the tests that use this module say so first."""
 
 from __future__ import annotations
 
@@ -62,3 +66,56 @@ def job_settings(
         raise RuntimeError(f"the workflow's {rule} jobs: {done.stdout}\n{done.stderr}")
     found = json.loads(line.removeprefix("JOBS "))
     return found["config"], found["settings"]
+
+
+#: argv: config files (JSON), targets (JSON); prints one JSON line per planned job of a step:
+#: its rule, wildcards, step and settings (the whole plan, as ``--forceall`` would run it)
+_PLAN = """
+import json, sys
+from pathlib import Path
+
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import (
+    ConfigSettings, DAGSettings, OutputSettings, Quietness, ResourceSettings, StorageSettings,
+)
+
+configfiles, targets = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+    workflow = api.workflow(
+        resource_settings=ResourceSettings(cores=2),
+        config_settings=ConfigSettings(configfiles=[Path(c) for c in configfiles]),
+        storage_settings=StorageSettings(),
+        snakefile=Path("Snakefile"),
+        workdir=Path("."),
+    )
+    dag = workflow.dag(dag_settings=DAGSettings(targets=set(targets), forceall=True))
+    planned = dag.workflow_api._workflow
+    planned._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
+    planned._build_dag()
+    for job in planned.dag.jobs:
+        if "step" in job.params.keys():
+            print("JOB " + json.dumps({
+                "rule": job.rule.name, "wildcards": dict(job.wildcards.items()),
+                "step": job.params.step, "settings": job.params.settings,
+            }, default=str))
+"""
+
+
+def planned_jobs(configfiles: list[str], targets: list[str]) -> list[dict]:
+    """Every job of a step that the workflow plans for ``targets`` under ``configfiles``
+    (all of them, as ``--forceall``): {rule, wildcards, step, settings} each."""
+    python = Path(sys.executable).parent
+    env = dict(os.environ, PATH=f"{python}{os.pathsep}{os.environ.get('PATH', '')}")
+    argv = [json.dumps([str(c) for c in configfiles]), json.dumps(list(targets))]
+    done = subprocess.run(
+        [sys.executable, "-c", _PLAN, *argv],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode:
+        raise RuntimeError(f"the workflow's plan for {targets}: {done.stderr[-3000:]}")
+    lines = [s.removeprefix("JOB ") for s in done.stdout.splitlines() if s.startswith("JOB ")]
+    return [json.loads(line) for line in lines]

@@ -57,3 +57,14 @@ def snakemake(
     if check and proc.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+def planned_jobs(configfiles: list[str], targets: list[str]) -> list[dict]:
+    """Every job of a step the workflow plans for ``targets`` (benchmarks/workflow_jobs.py,
+    the one reader of a plan's parameters: a dry run does not print a script job's)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import workflow_jobs
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    return workflow_jobs.planned_jobs(configfiles, targets)

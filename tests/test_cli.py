@@ -1,5 +1,4 @@
-"""The command line loads only the experiment module a verb needs, and that module only
-what the verb needs."""
+"""Start-up: the command line and each step's job import only what they use."""
 
 from __future__ import annotations
 
@@ -8,35 +7,10 @@ import sys
 
 import pytest
 
-from embedlab import cli
+from embedlab import steps
+from embedlab.codeprint import CodePrints
 
 from .conftest import REPO
-
-
-def _verbs(parser) -> set[str]:
-    return set(parser._subparsers._group_actions[0].choices)
-
-
-def test_every_experiment_verb_is_named_after_its_module():
-    """A verb is found without importing every module only if it is '<module>-...'."""
-    core = _verbs(cli.build_parser("fetch"))  # this file's verbs only
-    modules = cli._experiment_modules()
-    assert core and not any(v.startswith(f"{m}-") for v in core for m in modules), core
-    every = _verbs(cli.build_parser())
-    for module in modules:
-        own = _verbs(cli.build_parser(f"{module}-")) - core
-        assert own, module
-        assert all(verb.startswith(f"{module}-") for verb in own), (module, own)
-        every -= own
-    assert every == core
-
-
-@pytest.mark.parametrize(
-    ("argv", "verb"),
-    [(["--traceback", "timings", "--x"], "timings"), (["-h"], None), ([], None)],
-)
-def test_the_verb_is_the_first_word_that_is_not_an_option(argv, verb):
-    assert cli._verb(argv) == verb
 
 
 def test_an_unknown_verb_lists_every_verb():
@@ -47,10 +21,11 @@ def test_an_unknown_verb_lists_every_verb():
     assert "timings" in proc.stderr and "fetch" in proc.stderr
 
 
-def test_a_core_verb_imports_no_method():
-    """fetch / build jobs skip scikit-learn and numba (seconds of imports per job)."""
+def test_the_command_line_imports_no_method():
+    """The user's commands (fetch, build, docs, ...) start without scikit-learn, numba or any
+    paper's experiments."""
     code = (
-        "import sys; from embedlab import cli; cli.build_parser('fetch');"
+        "import sys; from embedlab import cli; cli.build_parser();"
         "print(sorted(m for m in ('sklearn', 'numba', 'embedlab.experiments.snest')"
         " if m in sys.modules))"
     )
@@ -58,12 +33,15 @@ def test_a_core_verb_imports_no_method():
     assert proc.stdout.strip() == "[]", proc.stderr
 
 
-@pytest.mark.parametrize("module", cli._experiment_modules())
-def test_an_experiment_module_imports_its_methods_where_it_fits(module):
+STEP_MODULES = sorted({steps.step_module(step) for step in CodePrints(REPO / "src").steps()})
+
+
+@pytest.mark.parametrize("module", STEP_MODULES)
+def test_a_steps_module_imports_its_methods_where_it_fits(module):
     """Table, figure and merge jobs import neither scikit-learn nor numba (~1 s per job): the
-    experiment modules import their methods inside the functions that fit."""
+    steps modules import their methods inside the functions that fit."""
     code = (
-        f"import sys, embedlab.experiments.{module};"
+        f"import sys, {module};"
         "print(sorted(m for m in ('sklearn', 'numba') if m in sys.modules))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

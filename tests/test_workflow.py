@@ -180,19 +180,29 @@ def test_dry_run_of_quick_config(dry_run):
     assert _planned_jobs(out)["build_dataset"] == len(planned)
 
 
-@pytest.mark.parametrize("configfile", [DEFAULT_CONFIG, "config/quick.yaml"])
-def test_every_job_command_parses(configfile, dry_run):
-    """The rules pass every setting the CLI requires (its flags have no defaults of their
-    own): each job's `python -m embedlab ...` parses."""
-    import shlex
+@pytest.mark.parametrize(
+    "configfiles",
+    [
+        [DEFAULT_CONFIG],
+        [DEFAULT_CONFIG, "config/quick.yaml"],
+        [DEFAULT_CONFIG, "config/paper.yaml"],
+    ],
+)
+def test_every_job_gets_the_settings_its_step_takes(configfiles):
+    """Every planned job of the default target: its params.settings build its step's settings
+    object (the names and types the step reads), so no job of a long run fails on them."""
+    from embedlab import steps
 
-    from embedlab.cli import _verb, build_parser
+    from .helpers import planned_jobs
 
-    commands = re.findall(r"python -m embedlab ([^>]*)>", dry_run(configfile))
-    assert len(commands) > 100
-    for command in commands:  # with the parser a job builds: its verb's module only
-        argv = shlex.split(command)
-        build_parser(_verb(argv)).parse_args(argv)
+    jobs = planned_jobs(configfiles, ["all"])
+    assert len({job["step"] for job in jobs}) > 30
+    for job in jobs:
+        kind = steps.settings_class(steps.step_function(job["step"]))
+        if kind is None:
+            assert job["settings"] == {}, job
+        else:
+            kind.from_mapping(job["settings"], where=f"{job['rule']} {job['wildcards']}")
 
 
 def _folds(folds_used: dict, dataset: str, method: str, n_folds: int) -> int:
@@ -479,20 +489,6 @@ def test_interrupted_run_resumes_without_redoing_finished_jobs(tmp_path):
     snakemake("--cores", "1", "--directory", str(work), cwd=work)
     assert summary.exists()
     assert {n: metas[n].stat().st_mtime_ns for n in finished} == finished
-
-
-def test_paper_overlay_parses(dry_run):
-    """config/paper.yaml over the default: every job command still parses (SNEST's 100
-    restarts, 20 for n > 2000, reach its steps' settings: tests/test_experiment_snest.py)."""
-    import shlex
-
-    from embedlab.cli import build_parser
-
-    plan = dry_run(DEFAULT_CONFIG, "config/paper.yaml")
-    commands = re.findall(r"python -m embedlab ([^>]*)>", plan)
-    parser = build_parser()
-    for command in commands:
-        parser.parse_args(shlex.split(command))
 
 
 def test_snest_jobs_take_their_datasets_threads(dry_run):

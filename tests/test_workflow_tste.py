@@ -1,80 +1,26 @@
 """Each t-STE job of a planned run gets the settings of its reading, dataset and method: the
 derived fields that workflow/rules/tste_helpers.smk resolves from the config. A dry run does
 not print a script job's parameters, so the plan is built through Snakemake's Python API in a
-subprocess that prints each job's rule, wildcards and settings."""
+subprocess that prints each job's rule, wildcards and settings (benchmarks/workflow_jobs.py)."""
 
 from __future__ import annotations
-
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
-from embedlab import steps
-
 from .conftest import REPO
-
-PLAN = """
-import json
-import sys
-from pathlib import Path
-
-from snakemake.api import SnakemakeApi
-from snakemake.settings.types import (
-    ConfigSettings, DAGSettings, OutputSettings, Quietness, ResourceSettings, StorageSettings,
-)
-
-with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
-    workflow = api.workflow(
-        resource_settings=ResourceSettings(cores=2),
-        config_settings=ConfigSettings(configfiles=[Path(c) for c in sys.argv[1:]]),
-        storage_settings=StorageSettings(),
-        snakefile=Path("Snakefile"),
-        workdir=Path("."),
-    )
-    dag = workflow.dag(dag_settings=DAGSettings(targets={"tste"}, forceall=True))
-    # the plan a dry run prints, with each job's parameters (Snakemake's own workflow object)
-    planned = dag.workflow_api._workflow
-    planned._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
-    planned._build_dag()
-    for job in planned.dag.jobs:
-        if "step" in job.params.keys() and job.params.step.startswith("tste."):
-            print(json.dumps({
-                "rule": job.rule.name, "wildcards": dict(job.wildcards.items()),
-                "step": job.params.step, "settings": job.params.settings,
-            }))
-"""
+from .helpers import planned_jobs
 
 
 @pytest.fixture(scope="module")
 def quick_jobs() -> list[dict]:
     """The t-STE jobs of the quick configuration's plan."""
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    done = subprocess.run(
-        [sys.executable, "-c", PLAN, "config/config.yaml", "config/quick.yaml"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    jobs = planned_jobs(["config/config.yaml", "config/quick.yaml"], ["tste"])
+    return [job for job in jobs if job["step"].startswith("tste.")]
 
 
 def _of(jobs, rule, **wildcards):
     return [j for j in jobs if j["rule"] == rule and wildcards.items() <= j["wildcards"].items()]
-
-
-def test_every_job_gets_settings_its_step_takes(quick_jobs):
-    assert len(quick_jobs) > 50
-    for job in quick_jobs:
-        kind = steps.settings_class(steps.step_function(job["step"]))
-        if kind is None:
-            assert job["settings"] == {}, job
-        else:
-            kind.from_mapping(job["settings"], where=job["step"])
 
 
 def test_the_jobs_get_their_dataset_and_methods_entries(quick_jobs):

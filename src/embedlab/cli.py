@@ -1,4 +1,7 @@
-"""Command line: ``python -m embedlab <verb>``. Every Snakemake rule is one call of a verb.
+"""Command line: ``python -m embedlab <verb>``, the user's commands: fetch and build a dataset,
+an own dataset's entry, the docs pages, the timings of a run, the report check. The
+workflow's rules do not call these: each runs a step (:mod:`embedlab.steps`), and the data
+verbs call the same functions as the data steps (:mod:`embedlab.datasets.steps`).
 
 Errors for bad input are printed as one line naming what was wrong (exit status 1), without
 a traceback; ``--traceback`` shows it.
@@ -7,41 +10,15 @@ a traceback; ``--traceback`` shows it.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import logging
-import os
-import pkgutil
 import sys
 import time
-from collections.abc import Iterable
 from pathlib import Path
 
-from embedlab import __version__, codeprint
+from embedlab import __version__
 
 log = logging.getLogger("embedlab")
-
-def _experiment_modules(verb: str | None = None, core: Iterable[str] = ()) -> list[str]:
-    """The modules of :mod:`embedlab.experiments` whose verbs the parser needs: each adds its
-    paper's verbs via register(), all named ``<module>-...``. For a verb of one module, that
-    module only (a job then imports one paper's methods, not all: ~1.5 s less per job); for
-    one of the ``core`` verbs (this file's), none; for no verb or an unknown one, all (help,
-    the error's choices). A paper held in a package (``experiments/<paper>/``) has no verbs:
-    the workflow runs its steps (:mod:`embedlab.steps`)."""
-    import embedlab.experiments as pkg
-
-    names = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.ispkg)
-    if verb is None:
-        return names
-    owners = [name for name in names if verb.startswith(f"{name}-")]
-    if owners:
-        return owners
-    return [] if verb in core else names
-
-
-def _verb(argv: list[str]) -> str | None:
-    """The verb of a command line: its first word that is not an option (None: none yet)."""
-    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def _cmd_timings(args: argparse.Namespace) -> None:
@@ -70,8 +47,20 @@ def _own_entry(args: argparse.Namespace) -> dict:
     entry = json.loads(args.entry) if args.entry else {}
     if not isinstance(entry, dict):
         raise ValueError(f"--entry must be a JSON object, got {args.entry!r}")
-    for field in ("kind", "format", "path", "url", "sha256", "description", "labels", "names",
-                  "array", "n", "first_index", "directed"):
+    for field in (
+        "kind",
+        "format",
+        "path",
+        "url",
+        "sha256",
+        "description",
+        "labels",
+        "names",
+        "array",
+        "n",
+        "first_index",
+        "directed",
+    ):
         value = getattr(args, field)
         if value is not None:
             entry[field] = value
@@ -102,15 +91,27 @@ def _add_own_entry_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--url", default=None, help="the entry's URL (with --sha256)")
     p.add_argument("--sha256", default=None, help="the raw file's sha256 (checked)")
     p.add_argument("--description", default=None)
-    p.add_argument("--labels", default=None,
-                   help="csv/tsv: label column; npz: label array; triplets: labels file")
+    p.add_argument(
+        "--labels",
+        default=None,
+        help="csv/tsv: label column; npz: label array; triplets: labels file",
+    )
     p.add_argument("--names", default=None, help="csv/tsv: the item-name column")
     p.add_argument("--array", default=None, help="npz: the array of points (default X)")
     p.add_argument("--n", type=int, default=None, help="triplets: the number of items")
-    p.add_argument("--first-index", dest="first_index", type=int, default=None,
-                   help="triplets: the first index, 0 or 1 (default 0)")
-    p.add_argument("--directed", default=None, action=argparse.BooleanOptionalAction,
-                   help="edges: read a line i j as i -> j only (default: undirected)")
+    p.add_argument(
+        "--first-index",
+        dest="first_index",
+        type=int,
+        default=None,
+        help="triplets: the first index, 0 or 1 (default 0)",
+    )
+    p.add_argument(
+        "--directed",
+        default=None,
+        action=argparse.BooleanOptionalAction,
+        help="edges: read a line i j as i -> j only (default: undirected)",
+    )
 
 
 def _cmd_check_report(args: argparse.Namespace) -> None:
@@ -136,8 +137,14 @@ def _cmd_docs(args: argparse.Namespace) -> None:
     if args.results and args.section:
         benchmarks = args.benchmarks or Path(args.results).resolve().parent / "logs" / "benchmarks"
         docs.snapshot_section(
-            args.results, args.data, args.out, args.templates, args.section,
-            args.configuration, sorted(Path(args.paper_values).glob("*.csv")), benchmarks,
+            args.results,
+            args.data,
+            args.out,
+            args.templates,
+            args.section,
+            args.configuration,
+            sorted(Path(args.paper_values).glob("*.csv")),
+            benchmarks,
         )
     elif args.results:
         docs.snapshot(args.results, args.data, args.out, args.templates, args.configuration)
@@ -147,17 +154,8 @@ def _cmd_docs(args: argparse.Namespace) -> None:
     log.info("wrote the pages of %s from %s, and %s's results block", args.out, args.data, readme)
 
 
-def _check_workflow_code(verb: str) -> None:
-    """Under the workflow (its rules export EMBEDLAB_WORKFLOW_SRC, the folder holding its
-    embedlab), stop unless this process runs the workflow's code for ``verb``: an embedlab
-    imported from elsewhere (a stale install, another checkout) must be the same code."""
-    workflow_src = os.environ.get("EMBEDLAB_WORKFLOW_SRC")
-    if workflow_src:
-        codeprint.check_same_code(verb, workflow_src, Path(__file__).resolve().parents[1])
-
-
-def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every verb, or (``verb`` given) of the core verbs and ``verb``'s module."""
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every verb."""
     parser = argparse.ArgumentParser(prog="embedlab", description=__doc__)
     parser.add_argument("--version", action="version", version=f"embedlab {__version__}")
     parser.add_argument("--traceback", action="store_true", help="show tracebacks on error")
@@ -168,7 +166,9 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--file", required=True, help="registry path of the raw file")
     p.add_argument("--dest", required=True)
     p.add_argument(
-        "--mirror", action="append", default=None,
+        "--mirror",
+        action="append",
+        default=None,
         help="mirror folder to read before the URL (repeatable; default: $EMBEDLAB_MIRRORS, "
         "folders separated by the path separator, as the workflow's rules set it)",
     )
@@ -188,8 +188,11 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     )
     _add_own_entry_flags(p)
     p.add_argument("--raw", default=None, help="the raw file (default: the entry's path)")
-    p.add_argument("--labels-file", default=None,
-                   help="triplets: the labels file (default: the entry's labels)")
+    p.add_argument(
+        "--labels-file",
+        default=None,
+        help="triplets: the labels file (default: the entry's labels)",
+    )
     p.add_argument("--out", required=True, help="artifact folder")
     p.set_defaults(func=_cmd_build_own)
 
@@ -222,12 +225,14 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--results", help="first snapshot this run's results folder into --data")
     p.add_argument("--configuration", default="", help="the run's configuration (with --results)")
     p.add_argument(
-        "--section", help="replace only this part of --data with --results': a paper's (its "
+        "--section",
+        help="replace only this part of --data with --results': a paper's (its "
         "config section: diffeomap, tste, ...; a paper rerun on its own) or datasets (counts)",
     )
     p.add_argument("--paper-values", default="config/paper_values", help="with --section")
     p.add_argument(
-        "--benchmarks", help="with --section: the run's benchmark files "
+        "--benchmarks",
+        help="with --section: the run's benchmark files "
         "(default: logs/benchmarks beside --results)",
     )
     p.add_argument("--templates", default="docs/templates")
@@ -237,21 +242,18 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--readme", default="README.md")
     p.set_defaults(func=_cmd_docs)
 
-    for name in _experiment_modules(verb, core=list(sub.choices)):
-        importlib.import_module(f"embedlab.experiments.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser(_verb(argv)).parse_args(argv)
+    args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
         stream=sys.stderr,
     )
     try:
-        _check_workflow_code(args.verb)
         args.func(args)
     except (ValueError, KeyError, FileNotFoundError, RuntimeError) as exc:
         if args.traceback:

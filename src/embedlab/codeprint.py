@@ -1,62 +1,51 @@
-"""Fingerprints of the package code that each command-line verb runs.
+"""Fingerprints of the package code that each workflow step runs.
 
 Snakemake reruns a job when its parameters change, not when the Python it calls changes. So
-every rule passes, as a parameter, the fingerprint of the code its verb runs
-(``workflow/rules/common.smk``: ``code_of(verb)``): editing that code changes the parameter,
+every step's rule passes, as a parameter, the fingerprint of the code its step runs
+(``workflow/rules/common.smk``: ``step_code(step)``): editing that code changes the parameter,
 and the job is out of date.
 
-What a verb runs:
+What a step runs (:mod:`embedlab.steps`):
 
-- its handler (the ``func`` that its ``add_parser`` / ``set_defaults`` pair names, in
-  :mod:`embedlab.cli` or an :mod:`embedlab.experiments` module), the functions and classes of
-  that module the handler reaches by name, and the module's top-level statements; another
-  verb's handler in the same module is not part of it (registering a handler is not calling
-  it);
-- the command line's own path (``__main__``, ``cli.main`` and what it reaches), with its
-  parser cut to the verb: of ``cli.build_parser`` (and, for a paper's verb, its module's
-  ``register``), the statements every verb shares and the verb's own group, from its
-  ``add_parser`` to its ``set_defaults``. A new option of ``docs`` reruns no fit; a new
-  default of ``ee-sweep`` reruns the ``ee-sweep`` jobs and no other;
+- the runner's :data:`RUNNER_FUNCTION` and the step function (``"ee.sweep"``: ``sweep`` of
+  ``embedlab.experiments.ee.steps``), and of each module the functions and classes reached by
+  name from them, with the module's top-level statements; another step of the same module is
+  not part of it;
 - every ``embedlab`` module imported there, top level or inside a reached function, followed
   through the package's imports, and of each the same: its top-level statements and the
-  functions and classes reached from the names used of it (``from A import f``;
-  ``tables.write_csv`` on a module bound to a name; all of it where the module itself is
+  functions and classes reached from the names used of it (``from A import f`` where ``f`` is
+  read; ``tables.write_csv`` on a module bound to a name; all of it where the module itself is
   passed on), transitively; the packages above each module count with their top-level
   statements. A new function in ``tables.py`` that no job calls reruns nothing; a change to a
   function that a fit calls reruns that fit.
 
-Imports by computed name (``importlib.import_module(f"...")``) cannot be followed; the rule
-that runs them names the module it loads (the dataset builders: ``code_of("build", module)``).
-This module is left out (:data:`NOT_FINGERPRINTED`): every job imports it for the code check,
-but it computes no result.
+Names are followed, not values: a local variable named as another step of the module would
+make that step's code count (``tests/test_codeprint.py`` forbids it). Imports by computed
+name (``importlib.import_module(f"...")``) cannot be followed; the rule that runs them names
+the module it loads (the dataset builders: ``step_code("datasets.build", module)``). This
+module is left out (:data:`NOT_FINGERPRINTED`): it computes no result.
 
 The fingerprint hashes each module's parsed form (:mod:`ast`, docstrings removed), never its
 bytes: comments, docstrings and layout do not change it, so tidying code reruns nothing.
 This file imports nothing from ``embedlab`` and only the standard library, so the workflow can
-load it at start without the package's dependencies, and a job can check that the ``embedlab``
-it imported is the workflow's code (:func:`check_same_code`).
+load it at start without the package's dependencies (it also reads each step's settings fields
+from the code: :meth:`CodePrints.settings_spec`).
 """
 
 from __future__ import annotations
 
 import ast
-import copy
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
 PACKAGE = "embedlab"
-ENTRY = f"{PACKAGE}.cli"
-ENTRY_FUNCTION = "main"
-#: the parser builders: the command line's, and each experiment module's (its verbs)
-ENTRY_PARSER = "build_parser"
-REGISTER = "register"
 #: the runner of every workflow step, and the module of each paper holding its steps
 RUNNER = f"{PACKAGE}.steps"
 RUNNER_FUNCTION = "run_rule"
 STEPS_MODULE = "steps"
-#: imported by every job (the code check) but computing no result: not fingerprinted, so a
-#: change to how fingerprints are taken reruns nothing
+#: computes no result: not fingerprinted, so a change to how fingerprints are taken reruns
+#: nothing
 NOT_FINGERPRINTED = frozenset({f"{PACKAGE}.codeprint"})
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -96,7 +85,6 @@ class _Module:
         self.bare: dict[int, set[str]] = {}
         for node in tree.body:
             self._index(node)
-        self._parsers: dict[tuple[str, str], ast.AST] = {}
 
     def _index(self, node: ast.AST) -> None:
         """Record a top-level ``node``'s imports, the names it reads, the attributes read on
@@ -121,41 +109,13 @@ class _Module:
             n.id for n in walked if isinstance(n, ast.Name) and id(n) not in values
         }
 
-    def parser_of(self, function: str, verb: str) -> ast.AST:
-        """The function ``function`` (the parser builder: ``build_parser``, ``register``) cut
-        to what builds ``verb``'s command line: its statements shared by every verb, and of
-        the per-verb groups (from a ``add_parser("verb")`` statement to the next statement
-        holding a ``set_defaults`` call) only ``verb``'s."""
-        key = (function, verb)
-        if key not in self._parsers:
-            node = copy.copy(self.defs[function])
-            body, group = [], None
-            for statement in node.body:
-                calls = [n for n in ast.walk(statement) if isinstance(n, ast.Call)]
-                started = next((v for v in map(_parser_verb, calls) if v is not None), None)
-                if started is not None:
-                    group = started
-                if group is None or group == verb:
-                    body.append(statement)
-                if group is not None and any(_is_call(c, "set_defaults") for c in calls):
-                    group = None
-            node.body = body
-            self._index(node)
-            self._parsers[key] = node
-        return self._parsers[key]
-
     def dump(self, nodes: Iterable[ast.AST] | None = None) -> str:
         """The normalised code of ``nodes`` (default: the whole module)."""
         return "\n".join(self.code[id(n)] for n in (self.body if nodes is None else nodes))
 
-    def reached(
-        self, roots: Iterable[str], variants: dict[str, ast.AST] | None = None
-    ) -> list[ast.AST]:
+    def reached(self, roots: Iterable[str]) -> list[ast.AST]:
         """The top-level statements, plus the definitions reached by name from them and from
-        ``roots``, in source order; a definition named in ``variants`` stands for its variant
-        there (a parser builder cut to one verb: :meth:`parser_of`).
-        ``set_defaults(func=...)`` registers a handler and is not a use of it."""
-        variants = variants or {}
+        ``roots``, in source order."""
         seen: set[str] = set()
         todo = list(roots)
         for statement in self.statements:
@@ -165,46 +125,17 @@ class _Module:
             if name in seen or name not in self.defs:
                 continue
             seen.add(name)
-            todo += self.names[id(variants.get(name, self.defs[name]))]
-        return [
-            variants.get(n.name, n) if isinstance(n, _DEFS) else n
-            for n in self.body
-            if not isinstance(n, _DEFS) or n.name in seen
-        ]
-
-
-def _is_call(call: ast.Call, attribute: str) -> bool:
-    return isinstance(call.func, ast.Attribute) and call.func.attr == attribute
-
-
-def _parser_verb(call: ast.Call) -> str | None:
-    """The verb that ``call`` adds if it is an ``add_parser("verb", ...)`` (else None)."""
-    if _is_call(call, "add_parser") and call.args and isinstance(call.args[0], ast.Constant):
-        return call.args[0].value
-    return None
-
-
-def _registered_handlers(walked: list[ast.AST]) -> set[int]:
-    """ids of the ``func=`` values of the ``set_defaults`` calls among ``walked``."""
-    found = set()
-    for call in walked:
-        if isinstance(call, ast.Call) and _is_call(call, "set_defaults"):
-            found |= {id(k.value) for k in call.keywords if k.arg == "func"}
-    return found
+            todo += self.names[id(self.defs[name])]
+        return [n for n in self.body if not isinstance(n, _DEFS) or n.name in seen]
 
 
 def _names_used(walked: list[ast.AST]) -> list[str]:
-    """The names that the nodes ``walked`` read, less the handlers they register."""
-    skip = _registered_handlers(walked)
-    return [
-        n.id
-        for n in walked
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in skip
-    ]
+    """The names that the nodes ``walked`` read."""
+    return [n.id for n in walked if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
 
 
 class CodePrints:
-    """Fingerprints of the verbs of the ``embedlab`` package found under ``src``.
+    """Fingerprints of the workflow steps of the ``embedlab`` package found under ``src``.
 
     Parses each module once and remembers each fingerprint, so a workflow pays one parse of
     the package however many rules ask.
@@ -216,7 +147,6 @@ class CodePrints:
         if not (self.root / "__init__.py").is_file():
             raise FileNotFoundError(f"{self.root}: no {PACKAGE} package (no __init__.py)")
         self._modules: dict[str, _Module] = {}
-        self._handlers: dict[str, tuple[str, str]] | None = None
         self._steps: dict[str, str] | None = None
         self._specs: dict[str, tuple[str, list[str], list[str]]] = {}
         self._prints: dict[tuple[str, ...], str] = {}
@@ -319,63 +249,9 @@ class CodePrints:
         parts = name.split(".")
         return [".".join(parts[:i]) for i in range(1, len(parts))]
 
-    # --- verbs ---------------------------------------------------------------------------
-    def handlers(self) -> dict[str, tuple[str, str]]:
-        """verb -> (module, handler function), read from the ``add_parser("verb")`` /
-        ``set_defaults(func=handler)`` pairs of the CLI and the experiment modules."""
-        if self._handlers is not None:
-            return self._handlers
-        modules = [ENTRY] + [
-            f"{PACKAGE}.experiments.{p.stem}"
-            for p in sorted((self.root / "experiments").glob("*.py"))
-            if p.stem != "__init__"
-        ]
-        verbs: dict[str, tuple[str, str]] = {}
-        for name in modules:
-            calls = sorted(
-                (n for node in self.module(name).body for n in ast.walk(node)
-                 if isinstance(n, ast.Call)),
-                key=lambda c: (c.lineno, c.col_offset),
-            )
-            verb = None
-            for call in calls:
-                added = _parser_verb(call)
-                if added is not None:
-                    verb = added
-                elif _is_call(call, "set_defaults") and verb is not None:
-                    func = next((k.value for k in call.keywords if k.arg == "func"), None)
-                    if isinstance(func, ast.Name):
-                        verbs[verb] = (name, func.id)
-                        verb = None
-        self._handlers = verbs
-        return verbs
-
-    def parts(self, verb: str, *modules: str) -> dict[str, str]:
-        """module -> the normalised code of it that ``python -m embedlab verb`` runs, with the
-        package modules ``modules`` that the verb loads by computed name (whole)."""
-        handlers = self.handlers()
-        if verb not in handlers:
-            raise KeyError(f"no verb {verb!r} in {self.root}; verbs: {sorted(handlers)}")
-        home, handler = handlers[verb]
-        # of the parser builders, the shared statements and this verb's own group only
-        variants = {ENTRY: {ENTRY_PARSER: self.module(ENTRY).parser_of(ENTRY_PARSER, verb)}}
-        roots: list[tuple[str, set[str] | None]] = [
-            (f"{PACKAGE}.__main__", None), (ENTRY, {ENTRY_FUNCTION}), (home, {handler})
-        ]
-        if home != ENTRY:
-            variants[home] = {REGISTER: self.module(home).parser_of(REGISTER, verb)}
-            roots.append((home, {REGISTER}))
-        roots += [(name, None) for name in modules]
-        return self._closure(roots, variants)
-
-    def _closure(
-        self,
-        roots: list[tuple[str, set[str] | None]],
-        variants: dict[str, dict[str, ast.AST]],
-    ) -> dict[str, str]:
+    def _closure(self, roots: list[tuple[str, set[str] | None]]) -> dict[str, str]:
         """module -> the normalised code reached from ``roots`` ((module, names used of it;
-        None: all of it)), following the package's imports; ``variants`` as in
-        :meth:`_Module.reached`, per module."""
+        None: all of it)), following the package's imports."""
         wanted: dict[str, set[str] | None] = {}
         todo: list[str] = []
 
@@ -397,20 +273,13 @@ class CodePrints:
             name = todo.pop()
             module = self.module(name)
             names = wanted[name]
-            nodes = module.body if names is None else module.reached(names, variants.get(name))
+            nodes = module.body if names is None else module.reached(names)
             reached[name] = nodes
             for dependency, used in self._uses(nodes, module, names).items():
                 want(dependency, used)
             for parent in self._parents(name):
                 want(parent, set())
         return {name: self.module(name).dump(nodes) for name, nodes in reached.items()}
-
-    def of(self, verb: str, *modules: str) -> str:
-        """The fingerprint (16 hex digits) of :meth:`parts`."""
-        key = (verb, *modules)
-        if key not in self._prints:
-            self._prints[key] = _digest(self.parts(verb, *modules))
-        return self._prints[key]
 
     # --- steps ---------------------------------------------------------------------------
     def _step_modules(self) -> dict[str, str]:
@@ -451,11 +320,11 @@ class CodePrints:
         the step loads by computed name)."""
         home, function = self.step_home(step)
         roots = [(RUNNER, {RUNNER_FUNCTION}), (home, {function})]
-        return self._closure(roots + [(name, None) for name in modules], {})
+        return self._closure(roots + [(name, None) for name in modules])
 
     def of_step(self, step: str, *modules: str) -> str:
         """The fingerprint (16 hex digits) of :meth:`step_parts`."""
-        key = ("step:" + step, *modules)
+        key = (step, *modules)
         if key not in self._prints:
             self._prints[key] = _digest(self.step_parts(step, *modules))
         return self._prints[key]
@@ -512,20 +381,3 @@ def _digest(parts: dict[str, str]) -> str:
     for name in sorted(parts):
         digest.update(f"{name}\n{parts[name]}\n".encode())
     return digest.hexdigest()[:16]
-
-
-def check_same_code(verb: str, workflow_src: str | Path, imported_src: str | Path) -> None:
-    """Raise RuntimeError if the ``embedlab`` under ``imported_src`` (the one this process
-    imported) runs other code for ``verb`` than the workflow's under ``workflow_src``, naming
-    both paths. An identical copy elsewhere passes: the code is compared, not the paths."""
-    workflow_src, imported_src = Path(workflow_src).resolve(), Path(imported_src).resolve()
-    if workflow_src == imported_src:
-        return
-    ours, theirs = CodePrints(imported_src).of(verb), CodePrints(workflow_src).of(verb)
-    if ours != theirs:
-        raise RuntimeError(
-            f"the embedlab this job imported ({imported_src / PACKAGE}) is not the workflow's "
-            f"({workflow_src / PACKAGE}): the code of `{verb}` differs (fingerprint {ours} vs "
-            f"{theirs}); put the workflow's src/ first (its rules export PYTHONPATH) or "
-            "reinstall the package from this checkout (pip install -e .)"
-        )

@@ -148,13 +148,13 @@ def left_out_note(left_out: str | dict) -> str:
 
 def own_dataset_notes(places: dict[str, dict[str, str]]) -> str:
     """Markdown: for each own dataset, the papers that run it and those that leave it out,
-    with the reason ('' when there is no own dataset)."""
+    with the reason ('' when there is no own dataset); datasets and papers by name."""
     if not places:
         return ""
     lines = ["## Your own datasets", ""]
-    for name, papers in places.items():
-        runs = [paper for paper, why in papers.items() if not why]
-        left = [f"{paper} ({why})" for paper, why in papers.items() if why]
+    for name, papers in sorted(places.items()):
+        runs = [paper for paper, why in sorted(papers.items()) if not why]
+        left = [f"{paper} ({why})" for paper, why in sorted(papers.items()) if why]
         text = f"- **{name}**: in {', '.join(runs) or 'no paper'}"
         lines.append(text + (f"; left out of {'; '.join(left)}" if left else ""))
     return "\n".join(lines) + "\n"

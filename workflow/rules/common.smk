@@ -93,18 +93,6 @@ MIRRORS = mirror_folders(config["data"]["mirror"])
 # workflow sets the variable, so it asserts nothing with `envvars:`)
 os.environ.update(EMBEDLAB_MIRRORS=os.pathsep.join(MIRRORS))
 
-# Rules run `python -m embedlab`: make this checkout's package importable even where it is
-# not installed (e.g. in a conda env built from workflow/envs/embedlab.yaml, or on a cluster
-# node), keep bash's strict mode, and name the workflow's code, which a job whose `embedlab`
-# is another checkout's refuses to stand in for (embedlab.codeprint.check_same_code).
-shell.prefix(
-    "set -euo pipefail; export OMP_WAIT_POLICY=${{OMP_WAIT_POLICY:-PASSIVE}}; "
-    f"export PYTHONPATH={SRC}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; "
-    f"export EMBEDLAB_WORKFLOW_SRC={SRC}; "
-    f"export EMBEDLAB_MIRRORS={os.pathsep.join(MIRRORS)!r}; "
-)
-
-
 def _load_codeprint():
     """embedlab/codeprint.py, loaded as a file: the package itself is not imported here."""
     spec = importlib.util.spec_from_file_location(
@@ -120,14 +108,6 @@ CODEPRINTS = _load_codeprint()
 # The one script that runs every step, relative to the rule files. It calls
 # embedlab.steps.run_rule with the job (params.step, params.settings, named inputs/outputs).
 STEP_SCRIPT = "../scripts/step.py"
-
-
-def code_of(verb, *modules):
-    """Fingerprint of the package code that `python -m embedlab verb` runs (and `modules`,
-    which it imports by computed name): every rule passes it as `params.code`, so an edit
-    to that code, and to no other, makes the rule's jobs out of date. Comments, docstrings
-    and layout do not count (embedlab/codeprint.py)."""
-    return CODEPRINTS.of(verb, *modules)
 
 
 def step_code(step, *modules):

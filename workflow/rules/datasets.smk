@@ -2,8 +2,8 @@
 
 
 rule fetch_raw:
-    """Take a raw file from the cache, else the mirrors (EMBEDLAB_MIRRORS, set by the shell
-    prefix: not a parameter), else its URL; verify its sha256."""
+    """Take a raw file from the cache, else the mirrors (EMBEDLAB_MIRRORS, set in the
+    environment by common.smk: not a parameter), else its URL; verify its sha256."""
     output:
         raw=f"{RAW_DIR}/{{path}}",
     log:
