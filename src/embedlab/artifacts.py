@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -225,6 +225,7 @@ def flatten_arrays(arrays: Mapping[str, Any]) -> dict[str, np.ndarray]:
 
 def unflatten_arrays(flat: Mapping[str, np.ndarray]) -> dict[str, Any]:
     """The inverse of :func:`flatten_arrays`."""
+
     def get_sparse(prefix: str) -> sp.csr_matrix:
         import scipy.sparse as sp
 
@@ -300,6 +301,25 @@ def save(art: Artifact, folder: str | Path, name: str = "?") -> Path:
         lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=_json_default) + "\n"),
     )
     return folder
+
+
+def folder_of(files: Sequence[str | Path]) -> Path:
+    """The folder of the artifact whose files are ``files`` (a rule's input: its data.npz,
+    items.tsv and meta.json, in one folder)."""
+    folders = {Path(f).parent for f in files}
+    if len(folders) != 1 or {Path(f).name for f in files} != set(FILES):
+        raise ValueError(f"expected the files {', '.join(FILES)} of one artifact, got {files}")
+    return folders.pop()
+
+
+def load_files(files: Sequence[str | Path], kind: str | None = None) -> Artifact:
+    """The artifact whose files are ``files`` (:func:`folder_of`), checked to be of ``kind``
+    where given."""
+    folder = folder_of(files)
+    art = load(folder)
+    if kind is not None and art.kind != kind:
+        raise ValueError(f"{folder}: expected a {kind} artifact, got {art.kind!r}")
+    return art
 
 
 def load(folder: str | Path) -> Artifact:

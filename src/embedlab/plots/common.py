@@ -24,6 +24,15 @@ def new_figure(figsize, **kwargs) -> Figure:
     return fig
 
 
+def stem_of(png, pdf) -> Path:
+    """The path without extension that :func:`save_figure` takes, of a rule's two outputs
+    ``png`` and ``pdf`` (which must name one figure: ``x.png``, ``x.pdf``)."""
+    png, pdf = Path(png), Path(pdf)
+    if png.suffix != ".png" or pdf.suffix != ".pdf" or png.with_suffix("") != pdf.with_suffix(""):
+        raise ValueError(f"a figure's outputs must be x.png and x.pdf, got {png} and {pdf}")
+    return pdf.with_suffix("")
+
+
 def save_figure(fig: Figure, stem, tight: bool = False) -> tuple[Path, Path]:
     """Write ``stem.png`` (dpi 150) and ``stem.pdf`` atomically, close ``fig``; return paths.
 

@@ -7,7 +7,6 @@ step, or that step's code would count as this one's."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from embedlab import artifacts, tables
 from embedlab.experiments.dcode.figures import (
@@ -26,24 +25,12 @@ from embedlab.experiments.dcode.subsets import items_of
 from embedlab.experiments.dcode.table import rank_table, table_markdown
 
 
-def _cooccurrence(corpus: list[str]) -> artifacts.Artifact:
-    """The cooccurrence artifact whose files are ``corpus`` (data.npz, items.tsv, meta.json)."""
-    folder = Path(corpus[0]).parent
-    art = artifacts.load(folder)
-    if art.kind != "cooccurrence":
-        raise ValueError(f"{folder}: expected a cooccurrence artifact, got {art.kind!r}")
-    return art
-
-
-def _stem(pdf: str) -> str:
-    """The figure's path without extension (save_figure writes .png and .pdf)."""
-    return str(Path(pdf).with_suffix(""))
-
-
 def rank(settings: RankSettings, *, corpus, result, observation, a, w) -> None:
     """Table 2 for subsets of ``a`` authors and ``w`` words under ``observation``: the
     validation of the D-CODE variances and every method's ranks per subset (JSON)."""
-    outcome = rank_size(_cooccurrence(corpus), (int(a), int(w)), observation, settings)
+    outcome = rank_size(
+        artifacts.load_files(corpus, "cooccurrence"), (int(a), int(w)), observation, settings
+    )
     artifacts.write_text_atomic(result, json.dumps(outcome, indent=1, default=float))
 
 
@@ -57,22 +44,22 @@ def table(*, results, paper, csv, md, md_long) -> None:
 
 def synthetic(settings: SyntheticFigureSettings, *, corpus, png, pdf, ranks) -> None:
     """Fig. 3 (synthetic): ellipses at three epochs and the X authors' rank trajectories."""
-    from embedlab.plots.common import save_figure
+    from embedlab.plots.common import save_figure, stem_of
     from embedlab.plots.dcode import synthetic_figure
 
-    art = _cooccurrence(corpus)
+    art = artifacts.load_files(corpus, "cooccurrence")
     by_step, model = synthetic_ranks(art, settings)
     tables.write_csv(by_step, ranks, measured=())
     names = items_of(art, "author")["name"].tolist() + items_of(art, "word")["name"].tolist()
-    save_figure(synthetic_figure(model, names, by_step, settings.epochs), _stem(pdf))
+    save_figure(synthetic_figure(model, names, by_step, settings.epochs), stem_of(png, pdf))
 
 
 def embedding(settings: EmbeddingFigureSettings, *, corpus, png, pdf, coordinates) -> None:
     """Fig. 4: the last NIPS volume's embedding (figure and coordinates)."""
-    from embedlab.plots.common import save_figure
+    from embedlab.plots.common import save_figure, stem_of
     from embedlab.plots.dcode import nips_figure
 
-    placed = last_volume_embedding(_cooccurrence(corpus), settings)
+    placed = last_volume_embedding(artifacts.load_files(corpus, "cooccurrence"), settings)
     tables.write_csv(placed.coordinates, coordinates, measured=())
     drawn = nips_figure(
         placed.coordinates[["x", "y"]].to_numpy(),
@@ -81,14 +68,14 @@ def embedding(settings: EmbeddingFigureSettings, *, corpus, png, pdf, coordinate
         placed.counts,
         placed.title,
     )
-    save_figure(drawn, _stem(pdf))
+    save_figure(drawn, stem_of(png, pdf))
 
 
 def pairs(settings: PairsFigureSettings, *, corpus, png, pdf, trajectories) -> None:
     """Fig. 5: each (author, word) pair's rank over the volumes (figure and trajectories)."""
-    from embedlab.plots.common import save_figure
+    from embedlab.plots.common import save_figure, stem_of
     from embedlab.plots.dcode import pairs_figure
 
-    by_step, n_embedded = pair_trajectories(_cooccurrence(corpus), settings)
+    by_step, n_embedded = pair_trajectories(artifacts.load_files(corpus, "cooccurrence"), settings)
     tables.write_csv(by_step, trajectories, measured=())
-    save_figure(pairs_figure(by_step, n_embedded), _stem(pdf))
+    save_figure(pairs_figure(by_step, n_embedded), stem_of(png, pdf))

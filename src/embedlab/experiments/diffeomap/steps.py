@@ -8,9 +8,7 @@ named as a step, or that step's code would count as this one's.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from embedlab import runs, tables
+from embedlab import artifacts, runs, tables
 from embedlab.experiments.diffeomap.authors import author_set_readings
 from embedlab.experiments.diffeomap.baselines import baseline_maps
 from embedlab.experiments.diffeomap.fits import fit_grid, select
@@ -22,11 +20,6 @@ from embedlab.experiments.diffeomap.settings import (
     TableSettings,
 )
 from embedlab.experiments.diffeomap.table import results_table
-
-
-def _folder(data: list[str]) -> Path:
-    """The artifact folder of ``data`` (its data.npz, items.tsv and meta.json)."""
-    return Path(data[0]).parent
 
 
 def fit(settings: FitSettings, *, data, npz, dataset, stage, select_from=None, point=None) -> None:
@@ -41,7 +34,7 @@ def fit(settings: FitSettings, *, data, npz, dataset, stage, select_from=None, p
     grid = settings.grid if select_from is None else select(select_from)
     index = None if point is None else int(point)
     arrays, info = fit_grid(
-        _folder(data), grid, settings, dataset=dataset, stage=stage, point=index
+        artifacts.folder_of(data), grid, settings, dataset=dataset, stage=stage, point=index
     )
     runs.save_npz(npz, arrays, info)
 
@@ -56,7 +49,7 @@ def gather(*, points, npz, dataset) -> None:
 
 def baselines(settings: BaselineSettings, *, data, npz, dataset) -> None:
     """One dataset's baseline maps (PCA, Isomap, t-SNE) with their 1-NN errors."""
-    arrays, info = baseline_maps(_folder(data), settings, dataset)
+    arrays, info = baseline_maps(artifacts.folder_of(data), settings, dataset)
     runs.save_npz(npz, arrays, info)
 
 
@@ -75,7 +68,7 @@ def table(settings: TableSettings, *, results, paper, csv, md) -> None:
 def author_sets(settings: AuthorSetSettings, *, data, csv, md) -> None:
     """NIPS text: the 2-D PCA 1-NN accuracy of each reading of the paper's author classes."""
     tables.write_table(
-        author_set_readings(_folder(data), settings),
+        author_set_readings(artifacts.folder_of(data), settings),
         csv,
         md,
         measured=(),
@@ -86,7 +79,7 @@ def author_sets(settings: AuthorSetSettings, *, data, csv, md) -> None:
 def figure(*, fits, baseline_file, data, png, pdf, fig) -> None:
     """Fig. 2, 3 or 4 (``fig``) from the best run of the fit file ``fits``."""
     from embedlab.experiments.diffeomap.figures import paper_figure
-    from embedlab.plots.common import save_figure
+    from embedlab.plots.common import save_figure, stem_of
 
-    drawn = paper_figure(fig, fits, _folder(data), baseline_file)
-    save_figure(drawn, str(Path(pdf).with_suffix("")), tight=True)
+    drawn = paper_figure(fig, fits, artifacts.folder_of(data), baseline_file)
+    save_figure(drawn, stem_of(png, pdf), tight=True)

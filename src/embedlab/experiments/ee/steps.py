@@ -6,8 +6,6 @@ step, or that step's code would count as this one's."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
 from embedlab import artifacts, runs, tables
@@ -16,18 +14,9 @@ from embedlab.experiments.ee.settings import HomotopySettings, SweepSettings, Ta
 from embedlab.experiments.ee.sweep import sweep as sweep_dataset
 
 
-def _vectors(data: list[str]) -> artifacts.Artifact:
-    """The vectors artifact whose files are ``data`` (data.npz, items.tsv, meta.json)."""
-    folder = Path(data[0]).parent
-    art = artifacts.load(folder)
-    if art.kind != "vectors":
-        raise ValueError(f"{folder}: expected a vectors artifact, got {art.kind!r}")
-    return art
-
-
 def sweep(settings: SweepSettings, *, data, maps, csv, dataset) -> None:
     """One dataset's lambda sweep: the maps (npz) and their metrics (csv)."""
-    art = _vectors(data)
+    art = artifacts.load_files(data, "vectors")
     rows, embeddings = sweep_dataset(art.arrays["X"], art.arrays.get("labels"), dataset, settings)
     tables.write_csv(rows, csv, measured=["seconds"])
     arrays = {
@@ -54,22 +43,22 @@ def table(settings: TableSettings, *, sweeps, csv, md) -> None:
 
 def figure(*, data, maps, csv, png, pdf, dataset) -> None:
     """The lambda grid of one dataset (rows: distance / uniform weights)."""
-    from embedlab.plots.common import save_figure
+    from embedlab.plots.common import save_figure, stem_of
     from embedlab.plots.ee import sweep_figure
 
-    art = _vectors(data)
+    art = artifacts.load_files(data, "vectors")
     embeddings = runs.load_npz(maps)[0]["maps"]
     colour = art.arrays.get("t", art.arrays.get("labels"))
     drawn = sweep_figure(embeddings, pd.read_csv(csv), colour, dataset)
-    save_figure(drawn, str(Path(pdf).with_suffix("")), tight=True)
+    save_figure(drawn, stem_of(png, pdf), tight=True)
 
 
 def homotopy(settings: HomotopySettings, *, data, csv, md, png, pdf) -> None:
     """The Swiss roll's homotopy comparison: table and figure."""
-    from embedlab.plots.common import save_figure
+    from embedlab.plots.common import save_figure, stem_of
     from embedlab.plots.ee import homotopy_figure
 
-    art = _vectors(data)
+    art = artifacts.load_files(data, "vectors")
     t = art.arrays["t"]
     rows, embeddings = homotopy_comparison(art.arrays["X"], t, settings)
     tables.write_table(
@@ -79,4 +68,4 @@ def homotopy(settings: HomotopySettings, *, data, csv, md, png, pdf) -> None:
         measured=["seconds"],
         title="Elastic Embedding on the Swiss roll: homotopy vs fixed lambda",
     )
-    save_figure(homotopy_figure(embeddings, rows, t), str(Path(pdf).with_suffix("")), tight=True)
+    save_figure(homotopy_figure(embeddings, rows, t), stem_of(png, pdf), tight=True)

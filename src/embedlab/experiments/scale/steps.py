@@ -7,7 +7,6 @@ step, or that step's code would count as this one's."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pandas as pd
 
@@ -25,9 +24,8 @@ from embedlab.experiments.scale.settings import AffinitiesSettings, EmbedSetting
 
 def affinities(settings: AffinitiesSettings, *, data, sparse_p) -> None:
     """The dataset's sparse P, with its neighbours, PCA scores and labels (one file)."""
-    folder = Path(data[0]).parent
-    art = artifacts.load(folder)
-    aff, info = sparse_affinities(art, settings, where=str(folder))
+    art = artifacts.load_files(data)
+    aff, info = sparse_affinities(art, settings, where=str(artifacts.folder_of(data)))
     save_affinities(sparse_p, aff, art.arrays["labels"], info)
 
 
@@ -61,7 +59,7 @@ def table(*, sparse_p, maps, csv, md) -> None:
 
 def figure(*, sparse_p, tsne, snest, table_csv, png, pdf) -> None:
     """SNEST R^{2,1} by digit and by time beside t-SNE R^2, each with its measures."""
-    from embedlab.plots.common import save_figure
+    from embedlab.plots.common import save_figure, stem_of
     from embedlab.plots.scale import maps_figure
 
     arrays, info = load_affinities(sparse_p)
@@ -74,4 +72,4 @@ def figure(*, sparse_p, tsne, snest, table_csv, png, pdf) -> None:
     }
     title = f"{info['dataset']}, n = {info['n']}: one sparse P (perplexity {info['perplexity']:g})"
     drawn = maps_figure(maps["tsne"], maps["snest"], arrays["labels"], notes, title)
-    save_figure(drawn, str(Path(pdf).with_suffix("")))
+    save_figure(drawn, stem_of(png, pdf))

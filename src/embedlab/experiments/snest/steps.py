@@ -7,7 +7,6 @@ step, or that step's code would count as this one's."""
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from embedlab import artifacts, runs, tables
 from embedlab.experiments.snest.fit import embed_cell
@@ -17,19 +16,9 @@ from embedlab.experiments.snest.table1 import kl_table, table1_markdown
 log = logging.getLogger(__name__)
 
 
-def _artifact(data: list[str]) -> artifacts.Artifact:
-    """The artifact whose files are ``data`` (data.npz, items.tsv, meta.json)."""
-    return artifacts.load(Path(data[0]).parent)
-
-
-def _stem(pdf: str) -> str:
-    """The path of a figure's files without the extension (it writes .png and .pdf)."""
-    return str(Path(pdf).with_suffix(""))
-
-
 def embed(settings: EmbedSettings, *, data, runs_file, dataset, cell) -> None:
     """Every restart x grid point of one Table 1 cell on one dataset, all runs kept."""
-    all_runs, meta = embed_cell(_artifact(data), cell, settings, dataset)
+    all_runs, meta = embed_cell(artifacts.load_files(data), cell, settings, dataset)
     runs.save_runs(runs_file, all_runs, meta)
     best = runs.best_run(all_runs)
     log.info(
@@ -55,15 +44,15 @@ def table(settings: TableSettings, *, run_files, paper, csv, md, md_long) -> Non
 def figure(*, runs_file, data, png, pdf, fig) -> None:
     """Fig. 2a, 3 or 4 (``fig``): the best SNEST R^{2,1} run of its dataset."""
     from embedlab.experiments.snest.figures import run_figure
-    from embedlab.plots.common import save_figure
+    from embedlab.plots.common import save_figure, stem_of
 
-    drawn = run_figure(fig, runs.load_runs(runs_file), _artifact(data), where=runs_file)
-    save_figure(drawn, _stem(pdf))
+    drawn = run_figure(fig, runs.load_runs(runs_file), artifacts.load_files(data), where=runs_file)
+    save_figure(drawn, stem_of(png, pdf))
 
 
 def kernel_figure(*, png, pdf) -> None:
     """Fig. 2b: contours of the SNEST output kernel exp(dt^2) / (1 + ds^2) (no input)."""
-    from embedlab.plots.common import save_figure
+    from embedlab.plots.common import save_figure, stem_of
     from embedlab.plots.snest import kernel_contour_figure
 
-    save_figure(kernel_contour_figure(), _stem(pdf))
+    save_figure(kernel_contour_figure(), stem_of(png, pdf))

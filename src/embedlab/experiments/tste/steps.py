@@ -12,12 +12,11 @@ is named as a step, or that step's code would count as this one's."""
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from embedlab import runs, tables
+from embedlab import artifacts, runs, tables
 from embedlab.experiments.tste.authors import authors_part as run_authors_part
 from embedlab.experiments.tste.authors import authors_search_value, load_search
 from embedlab.experiments.tste.claims import claims_table, claims_title
@@ -46,11 +45,6 @@ from embedlab.experiments.tste.settings import (
 log = logging.getLogger(__name__)
 
 
-def _folder(data: list[str]) -> Path:
-    """The artifact folder whose files are ``data`` (data.npz, items.tsv, meta.json)."""
-    return Path(data[0]).parent
-
-
 def _grid_value(grid: dict, index: str, method: str):
     """(name, value) of the ``index``-th value of a method's one-parameter ``grid``."""
     if len(grid) != 1:
@@ -72,7 +66,7 @@ def search(settings: PaperTextSettings, *, data, npz, reading, dataset, method, 
     """The paper text's validation of one grid value for one (dataset, method): its triplet
     error per dimension (:func:`.paper_text.validation_errors`)."""
     name, value = _grid_value(settings.grid, index, method)
-    trip, n, _ = load_triplets(_folder(data), settings.max_triplets, settings.seed)
+    trip, n, _ = load_triplets(artifacts.folder_of(data), settings.max_triplets, settings.seed)
     errors = validation_errors(
         method,
         sorted(settings.dims),
@@ -97,7 +91,7 @@ def fold(
     (:func:`.paper_text.paper_part`)."""
     log.info("%s %s %s %s", reading, dataset, method, part)
     rows = paper_part(
-        _folder(data),
+        artifacts.folder_of(data),
         method,
         settings.dims,
         settings.n_folds,
@@ -118,7 +112,7 @@ def authors_search(
     for a K form the kernel's embedding (:func:`.authors.authors_search_value`)."""
     name, value = _grid_value(settings.grid, index, method)
     trip, n, _, allow_self = load_triplets(
-        _folder(data), settings.max_triplets, settings.seed, with_self=True
+        artifacts.folder_of(data), settings.max_triplets, settings.seed, with_self=True
     )
     violations, Y = authors_search_value(
         method,
@@ -145,7 +139,7 @@ def authors_part(
     one fold's fits, with the value the search files chose (:func:`.authors.authors_part`)."""
     log.info("%s %s %s %s", reading, dataset, method, part)
     rows = run_authors_part(
-        _folder(data),
+        artifacts.folder_of(data),
         method,
         settings.dims,
         settings.n_folds,
@@ -194,7 +188,7 @@ def embedding(settings: MapSettings, *, data, npz, maps, dataset, method) -> Non
     """A 2-D map of all triplets of one dataset (Figs. 3 and 4; ``maps``: the folder)."""
     log.info("%s %s %s: protocol %s", maps, dataset, method, settings.protocol)
     embed_map(
-        _folder(data),
+        artifacts.folder_of(data),
         method,
         npz,
         seed=settings.seed,
@@ -212,7 +206,7 @@ def figure(*, sources, data, png, pdf, prefix, fig) -> None:
     from embedlab.experiments.tste.fig2 import degenerate_by_metric, figure_title
     from embedlab.experiments.tste.maps import load_map
     from embedlab.plots import tste as plots
-    from embedlab.plots.common import save_figure
+    from embedlab.plots.common import save_figure, stem_of
 
     protocol = protocol_of(prefix)
     if fig == "fig2":
@@ -225,6 +219,6 @@ def figure(*, sources, data, png, pdf, prefix, fig) -> None:
     else:
         (path,) = sources
         Y, _, meta = load_map(path)
-        genres = artifacts.load(_folder(data)).items["genre"].to_numpy()
+        genres = artifacts.load(artifacts.folder_of(data)).items["genre"].to_numpy()
         drawn = plots.fig4(Y, genres, meta)
-    save_figure(drawn, str(Path(pdf).with_suffix("")))
+    save_figure(drawn, stem_of(png, pdf))
