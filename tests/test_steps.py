@@ -45,6 +45,29 @@ def test_settings_take_exactly_their_fields_typed_and_frozen():
         Example.from_mapping({"rate": True, "count": 2, "names": [], "note": {}}, "x.step")
 
 
+@dataclass(frozen=True)
+class Group(Settings):
+    tol: float
+    solver: str
+
+
+@dataclass(frozen=True)
+class WithGroup(Settings):
+    group: Group
+    maybe: Derived[Group | None]
+
+
+def test_a_field_typed_as_settings_is_made_from_its_mapping():
+    made = WithGroup.from_mapping(
+        {"group": {"tol": 1, "solver": "a"}, "maybe": None}, where="x.step"
+    )
+    assert made.group == Group(tol=1.0, solver="a") and made.maybe is None
+    with pytest.raises(SettingsError, match=r"x\.step: group: .*missing solver"):
+        WithGroup.from_mapping({"group": {"tol": 1}, "maybe": None}, where="x.step")
+    with pytest.raises(SettingsError, match="is not a mapping of Group's fields"):
+        WithGroup.from_mapping({"group": 3, "maybe": None}, where="x.step")
+
+
 def test_a_step_is_found_by_name_with_its_settings_class():
     function = steps.step_function("ee.sweep")
     assert steps.settings_class(function) is SweepSettings

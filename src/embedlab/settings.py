@@ -14,9 +14,10 @@ the config (which own datasets a paper leaves out, say) and names it where the r
 the step.
 
 :meth:`Settings.from_mapping` checks the names and the simple types (``float``, ``int``,
-``str``, ``bool``, ``tuple[X, ...]``, ``dict``) and turns lists into tuples, so a settings
-object is immutable and a wrong value fails before any computation, naming the step and the
-field.
+``str``, ``bool``, ``tuple[X, ...]``, ``dict``, ``X | None``) and turns lists into tuples and
+a mapping given for a field typed as another settings class into that class (a group of
+settings, such as a nested config section), so a settings object is immutable and a wrong
+value fails before any computation, naming the step and the field.
 
 Imports only the standard library: the workflow reads the field names without the package's
 dependencies (:func:`embedlab.codeprint.CodePrints.settings_fields`).
@@ -49,6 +50,8 @@ def _coerce(value: Any, kind: Any, where: str) -> Any:
         return _coerce(value, typing.get_args(kind)[0], where)
     if kind is Any or kind is object:
         return value
+    if isinstance(kind, type) and issubclass(kind, Settings):
+        return value if isinstance(value, kind) else kind.from_mapping(value, where)
     if kind is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
@@ -103,6 +106,8 @@ class Settings:
     def from_mapping(cls, values: Mapping[str, Any], where: str):
         """The settings ``values`` as this class: every field given, no other key, each of
         its type; ``where`` (the step's name) starts each error message."""
+        if not isinstance(values, Mapping):
+            raise SettingsError(f"{where}: {values!r} is not a mapping of {cls.__name__}'s fields")
         names = cls.field_names()
         unknown = sorted(set(values) - set(names))
         missing = [name for name in names if name not in values]

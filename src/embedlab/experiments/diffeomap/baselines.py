@@ -11,7 +11,7 @@ import numpy as np
 
 from embedlab.experiments.diffeomap.data import prepare
 from embedlab.experiments.diffeomap.scoring import class_errors
-from embedlab.experiments.diffeomap.settings import BaselineSettings, Preparation
+from embedlab.experiments.diffeomap.settings import BaselineSettings
 
 
 def baseline_map(method: str, X: np.ndarray, seed: int, n_neighbors: int) -> np.ndarray:
@@ -33,7 +33,7 @@ def baseline_maps(
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """(arrays, info) of a baselines file: ``map_<method>`` of each of ``settings.baselines``
     and ``rows``; info ``{"meta", "runs"}``, one run per method with its 1-NN errors."""
-    preparation = Preparation.from_mapping(settings.preparation, where="diffeomap preparation")
+    preparation = settings.preparation
     X, classes, info = prepare(artifact_dir, preparation, settings.seed)
     arrays, table = {}, []
     for method in settings.baselines:

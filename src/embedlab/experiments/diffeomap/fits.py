@@ -25,7 +25,7 @@ import numpy as np
 from embedlab import runs
 from embedlab.experiments.diffeomap.data import prepare
 from embedlab.experiments.diffeomap.scoring import class_errors
-from embedlab.experiments.diffeomap.settings import FitSettings, Preparation
+from embedlab.experiments.diffeomap.settings import FitSettings
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def fit_grid(
     under index k and ``meta["point"]`` = k, for :func:`.gather.gather`. Every point's fit
     starts from the same seed, so the points' files joined equal the whole grid's file.
     """
-    preparation = Preparation.from_mapping(settings.preparation, where="diffeomap preparation")
+    preparation = settings.preparation
     X, classes, info = prepare(artifact_dir, preparation, settings.seed)
     points = runs.grid_points(grid)
     if classes is None and len(points) > 1:

@@ -57,7 +57,7 @@ class FitSettings(Settings):
     n_basis: Derived[int | None]  # reduced-set size; None: every distinct point (full_set)
     max_iter: Derived[int]
     grid: Derived[dict | None]  # {"sigma_rel": [...], "lam": [...]}
-    preparation: Derived[dict]  # the fields of Preparation
+    preparation: Derived[Preparation]  # the dataset's entry, made with the settings
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class BaselineSettings(Settings):
     seed: int
     baselines: tuple[str, ...]
     isomap_neighbors: int
-    preparation: Derived[dict]  # the fields of Preparation
+    preparation: Derived[Preparation]  # the dataset's entry, made with the settings
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ def embed_map(
     if protocol not in PREFIX:
         raise ValueError(f"protocol must be one of {sorted(PREFIX)}, got {protocol!r}")
     authors = protocol != "paper_text"
-    if not authors and SolverOptions.of(settings, f"{method}: solver settings").given():
+    if not authors and SolverOptions.from_mapping(settings, f"{method}: solver settings").given():
         raise ValueError(f"{method}: solver settings belong to the authors' readings")
     trip, n, labels, allow_self = load_triplets(artifact_dir, max_triplets, seed, True)
     t0 = time.perf_counter()

@@ -10,8 +10,8 @@ that entry's jobs only.
 
 Two typed groups sit inside a settings object: :class:`KFormSolver` (the nested section
 ``tste.kform_solver``) and :class:`SolverOptions` (one method's entry of
-``tste.authors_figure.settings``); each is given as a mapping and checked when the settings
-object is made.
+``tste.authors_figure.settings``); each is given as a mapping and made and checked with the
+settings object (:mod:`embedlab.settings`).
 """
 
 from __future__ import annotations
@@ -53,28 +53,7 @@ WORKFLOW_KEYS = {
 
 
 @dataclass(frozen=True)
-class _Group(Settings):
-    """A typed group of settings held in one field of a step's settings object; the workflow
-    gives it as a mapping (:func:`_hold`)."""
-
-    @classmethod
-    def of(cls, value: Any, where: str):
-        """``value`` (a mapping of the fields, or a group already made) as this group,
-        checked; an error names ``where``."""
-        if isinstance(value, cls):
-            return value
-        if not isinstance(value, Mapping):
-            raise SettingsError(f"{where}: {value!r} is not a mapping of {cls.__name__} fields")
-        return cls.from_mapping(value, where)
-
-
-def _hold(settings: Settings, name: str, kind: type[_Group], where: str) -> None:
-    """Make field ``name`` of the just-made ``settings`` a ``kind`` (:meth:`_Group.of`)."""
-    object.__setattr__(settings, name, kind.of(getattr(settings, name), where))
-
-
-@dataclass(frozen=True)
-class KFormSolver(_Group):
+class KFormSolver(Settings):
     """``tste.kform_solver``: the projected gradient of the paper-text K forms (GNMDS-K,
     STE-K, CKL-K): ``accelerated`` or ``adaptive``, the precision of the PSD projection and
     the stopping tolerance; estimator parameters of those methods by the same names."""
@@ -85,7 +64,7 @@ class KFormSolver(_Group):
 
 
 @dataclass(frozen=True)
-class SolverOptions(_Group):
+class SolverOptions(Settings):
     """One method's options of the released solvers that a reading sets (one entry of
     ``tste.authors_figure.settings``): ``use_log`` False maximises the sum of probabilities
     instead of sum log p; ``alpha`` is t-STE's Student-t degrees of freedom. None: the option
@@ -95,18 +74,20 @@ class SolverOptions(_Group):
     alpha: float | None
 
     @classmethod
-    def of(cls, value: Any, where: str) -> SolverOptions:
-        """``value`` as given in the config: only the options a reading sets (None or {}:
-        none); an unknown option or a wrong type fails naming ``where``."""
-        if isinstance(value, Mapping | None):
-            names = cls.field_names()
-            if unknown := sorted(set(value or {}) - set(names)):
-                raise SettingsError(
-                    f"{where}: the released solvers have no option {unknown} "
-                    f"(options: {', '.join(names)})"
-                )
-            value = {name: (value or {}).get(name) for name in names}
-        return super().of(value, where)
+    def from_mapping(cls, values: Mapping[str, Any] | None, where: str) -> SolverOptions:
+        """The options as given in the config: only those a reading sets (None or {}: none;
+        the others None), or options already made; an unknown option or a wrong type fails
+        naming ``where``."""
+        if isinstance(values, cls):
+            return values
+        names = cls.field_names()
+        if unknown := sorted(set(values or {}) - set(names)):
+            raise SettingsError(
+                f"{where}: the released solvers have no option {unknown} "
+                f"(options: {', '.join(names)})"
+            )
+        given = {name: (values or {}).get(name) for name in names}
+        return super().from_mapping(given, where)
 
     def given(self) -> dict[str, Any]:
         """The options set ({name: value}), as estimator parameters."""
@@ -126,9 +107,6 @@ class PaperTextSettings(Settings):
     max_triplets: Derived[int | None]  # the dataset's seeded subset (None: every triplet)
     grid: Derived[dict]  # the method's {parameter: [values]} ({}: untuned)
 
-    def __post_init__(self) -> None:
-        _hold(self, "kform_solver", KFormSolver, "tste.kform_solver")
-
 
 @dataclass(frozen=True)
 class AuthorsSettings(Settings):
@@ -147,9 +125,6 @@ class AuthorsSettings(Settings):
     nn_training: Derived[str]  # the 1-NN fits' triplets: first (10 %) or all
     solver: Derived[SolverOptions]  # the reading's options of the method (authors_figure)
 
-    def __post_init__(self) -> None:
-        _hold(self, "solver", SolverOptions, "tste.authors_figure.settings")
-
 
 @dataclass(frozen=True)
 class MapSettings(Settings):
@@ -160,9 +135,6 @@ class MapSettings(Settings):
     max_iter: Derived[int | None]  # None: the coded iterations (the authors' readings)
     max_triplets: Derived[int | None]
     solver: Derived[SolverOptions]  # the authors_figure reading's options of the method
-
-    def __post_init__(self) -> None:
-        _hold(self, "solver", SolverOptions, "tste.authors_figure.settings")
 
 
 @dataclass(frozen=True)
