@@ -58,7 +58,8 @@ def released_options(
     method: str, options: SolverOptions | Mapping[str, Any] | None
 ) -> dict[str, Any]:
     """The estimator parameters that a reading's solver ``options`` set for ``method`` (a
-    mapping is read as :meth:`SolverOptions.from_mapping`), checked against :data:`RELEASED_OPTIONS`."""
+    mapping is read as :meth:`SolverOptions.from_mapping`), checked against
+    :data:`RELEASED_OPTIONS`."""
     given = SolverOptions.from_mapping(options, where=f"{method}: solver options").given()
     allowed = RELEASED_OPTIONS.get(method, set())
     if unknown := sorted(set(given) - allowed):
