@@ -93,6 +93,7 @@ MIRRORS = mirror_folders(config["data"]["mirror"])
 # workflow sets the variable, so it asserts nothing with `envvars:`)
 os.environ.update(EMBEDLAB_MIRRORS=os.pathsep.join(MIRRORS))
 
+
 def _load_codeprint():
     """embedlab/codeprint.py, loaded as a file: the package itself is not imported here."""
     spec = importlib.util.spec_from_file_location(

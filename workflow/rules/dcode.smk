@@ -84,9 +84,10 @@ rule dcode_table:
         STEP_SCRIPT
 
 
-# The figures' fits run on every core (a figure job is short and alone): the order of the
-# likelihood kernel's parallel sums, hence the last digits of the fitted positions (Fig. 4's
-# coordinates), follows the thread count.
+# The figures' fits run on one thread, as the Table 2 fits do: the order of the likelihood
+# kernel's parallel sums, hence the last digits of the fitted positions (Fig. 4's
+# coordinates), follows the thread count, so a fixed count gives the same figures on every
+# machine and under any --cores.
 
 
 rule dcode_fig3:
@@ -113,7 +114,6 @@ rule dcode_fig3:
         "logs/benchmarks/dcode_fig3/dcode/fig3.tsv"
     conda:
         "../envs/embedlab.yaml"
-    threads: workflow.cores
     resources:
         mem_mb=1000,
         runtime=10,
@@ -150,7 +150,6 @@ rule dcode_fig4:
         "logs/benchmarks/dcode_fig4/dcode/fig4.tsv"
     conda:
         "../envs/embedlab.yaml"
-    threads: workflow.cores
     resources:
         mem_mb=2000,
         runtime=10,
@@ -187,7 +186,6 @@ rule dcode_fig5:
         "logs/benchmarks/dcode_fig5/dcode/fig5.tsv"
     conda:
         "../envs/embedlab.yaml"
-    threads: workflow.cores
     resources:
         mem_mb=2000,
         runtime=10,
