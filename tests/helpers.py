@@ -46,7 +46,7 @@ def central_difference(f, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
 def snakemake(
     *args: str, cwd: Path = REPO, check: bool = True, path_first: Path | None = None
 ) -> subprocess.CompletedProcess:
-    """Run snakemake with this interpreter's environment (rules call `python -m embedlab`);
+    """Run snakemake with this interpreter's environment (the step script runs `python`);
     ``path_first`` goes before it on PATH."""
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"

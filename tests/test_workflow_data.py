@@ -91,9 +91,7 @@ def test_an_unknown_dataset_as_a_target_lists_the_valid_names():
 
 
 @pytest.mark.slow
-def test_the_documented_example_puts_each_own_dataset_in_every_table_of_its_kind(
-    tmp_path, mirror
-):
+def test_the_documented_example_puts_each_own_dataset_in_every_table_of_its_kind(tmp_path, mirror):
     """config/examples/own_datasets.yaml as the README runs it (quick protocol), with the
     papers' own datasets left out of the experiments, all but iris unbuilt, one SNEST cell,
     one t-STE method on one fold and PCA the only Diffeomap baseline, to keep the test short
@@ -148,3 +146,26 @@ def test_an_own_dataset_too_small_for_a_papers_perplexity_is_left_out_of_it(tmp_
     # each table that leaves it out says why in its notes (the reasons reach EE's and SNEST's
     # tables as their steps' settings, which a dry run does not print: tests/test_steps.py and
     # tests/test_experiment_snest.py render them)
+
+
+def test_a_failed_job_shows_its_error_in_snakemakes_own_output(tmp_path):
+    """A job stopped by bad input prints its one-line error where the user is looking, not
+    only in its log, and leaves no finished output."""
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b,label\n1,2,x\n3,n/a,y\n")
+    work = tmp_path / "work"
+    (work / "config").mkdir(parents=True)
+    (work / "config" / "config.yaml").write_text(
+        f"data: {{registry: {REPO}/config/datasets.yaml, raw_dir: resources/raw, offline: true}}\n"
+        "datasets: {build: [swissroll]}\n"
+        f"own_datasets:\n  badone: {{kind: vectors, format: csv, path: {bad}, labels: label}}\n"
+    )
+    target = "results/datasets/badone/meta.json"
+    proc = snakemake("--directory", str(work), "--cores", "1", target, cwd=work, check=False)
+    assert proc.returncode != 0
+    error = (
+        f"embedlab datasets.build_own: error: {bad}, line 3, column 2 ('b'): 'n/a' is not a number"
+    )
+    assert error in proc.stdout + proc.stderr
+    assert error in (work / "logs" / "datasets" / "badone.log").read_text()
+    assert not (work / target).exists()
