@@ -123,13 +123,7 @@ rule ee_homotopy:
             labels={"table": "homotopy"},
         ),
         md="results/tables/ee_homotopy.md",
-        png=report(
-            "results/figures/ee_homotopy.png",
-            caption="../report/ee_homotopy.rst",
-            category="Elastic Embedding",
-            labels={"figure": "homotopy"},
-        ),
-        pdf="results/figures/ee_homotopy.pdf",
+        maps="results/embeddings/ee/homotopy.npz",
     log:
         "logs/ee/homotopy.log",
     benchmark:
@@ -144,5 +138,36 @@ rule ee_homotopy:
         step="ee.homotopy",
         code=step_code("ee.homotopy"),
         settings=step_settings("ee.homotopy"),
+    script:
+        STEP_SCRIPT
+
+
+rule ee_homotopy_figure:
+    """The homotopy comparison's maps, one panel per schedule."""
+    input:
+        data=artifact(EE_HOMOTOPY["dataset"]),
+        csv="results/tables/ee_homotopy.csv",
+        maps="results/embeddings/ee/homotopy.npz",
+    output:
+        png=report(
+            "results/figures/ee_homotopy.png",
+            caption="../report/ee_homotopy.rst",
+            category="Elastic Embedding",
+            labels={"figure": "homotopy"},
+        ),
+        pdf="results/figures/ee_homotopy.pdf",
+    log:
+        "logs/ee/homotopy_figure.log",
+    benchmark:
+        "logs/benchmarks/ee_homotopy_figure/ee/homotopy_figure.tsv"
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        step="ee.homotopy_figure",
+        code=step_code("ee.homotopy_figure"),
+        settings={},
     script:
         STEP_SCRIPT

@@ -53,14 +53,10 @@ def figure(*, data, maps, csv, png, pdf, dataset) -> None:
     save_figure(drawn, stem_of(png, pdf), tight=True)
 
 
-def homotopy(settings: HomotopySettings, *, data, csv, md, png, pdf) -> None:
-    """The Swiss roll's homotopy comparison: table and figure."""
-    from embedlab.plots.common import save_figure, stem_of
-    from embedlab.plots.ee import homotopy_figure
-
+def homotopy(settings: HomotopySettings, *, data, csv, md, maps) -> None:
+    """The Swiss roll's homotopy comparison: the table and each schedule's map (npz)."""
     art = artifacts.load_files(data, "vectors")
-    t = art.arrays["t"]
-    rows, embeddings = homotopy_comparison(art.arrays["X"], t, settings)
+    rows, embeddings = homotopy_comparison(art.arrays["X"], art.arrays["t"], settings)
     tables.write_table(
         rows,
         csv,
@@ -68,4 +64,17 @@ def homotopy(settings: HomotopySettings, *, data, csv, md, png, pdf) -> None:
         measured=["seconds"],
         title="Elastic Embedding on the Swiss roll: homotopy vs fixed lambda",
     )
-    save_figure(homotopy_figure(embeddings, rows, t), stem_of(png, pdf), tight=True)
+    runs.save_npz(maps, embeddings, {"meta": {"schedules": list(embeddings)}})
+
+
+def homotopy_figure(*, data, csv, maps, png, pdf) -> None:
+    """One panel per schedule, coloured by the roll angle, in the table's order (a job of its
+    own: redrawing it reruns no fit)."""
+    from embedlab.plots.common import save_figure, stem_of
+    from embedlab.plots.ee import homotopy_figure as draw
+
+    rows = pd.read_csv(csv)
+    embeddings = runs.load_npz(maps)[0]
+    in_order = {name: embeddings[name] for name in rows["schedule"]}
+    t = artifacts.load_files(data, "vectors").arrays["t"]
+    save_figure(draw(in_order, rows, t), stem_of(png, pdf), tight=True)
