@@ -254,6 +254,20 @@ def test_weighted_edges_with_names_undirected_and_directed(tmp_path):
     assert abs(art["P"].sum() - 1) < 1e-12
 
 
+def test_tab_separated_edges_keep_names_with_spaces(tmp_path):
+    path = write(tmp_path, "f.edges", "Ann Lee\tBob Roy\t2\nBob Roy\tCy\t1\n")
+    art = own.build_own("f", entry("similarity", "edges", path, sep="tab"))
+    assert art.items["name"].tolist() == ["Ann Lee", "Bob Roy", "Cy"]
+    W = np.array([[0, 2, 0], [2, 0, 1], [0, 1, 0]], dtype=float)
+    R = W / W.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(art["P"].toarray(), (R + R.T) / (R + R.T).sum())
+    # split at whitespace (the default), the same file has five fields on line 1: named
+    with pytest.raises(own.DatasetError, match="f.edges, line 1: 5 fields"):
+        own.build_own("f", entry("similarity", "edges", path))
+    problems = own.entry_problems("f", entry("similarity", "edges", path, sep="comma"))
+    assert any("sep: must be one of whitespace, tab, got 'comma'" in p for p in problems)
+
+
 def test_a_square_matrix_text_and_npy(tmp_path):
     W = np.array([[5, 1, 3], [1, 0, 0], [2, 0, 0]], dtype=float)  # diagonal ignored
     path = write(tmp_path, "m.txt", "5 1 3\n1,0,0\n2\t0 0\n")

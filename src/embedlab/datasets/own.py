@@ -14,7 +14,8 @@ vectors       npy         one 2-D numeric array (no labels: an ``.npy`` holds on
 vectors       npz         the array ``array`` (default ``X``); ``labels`` names a 1-D array
 similarity    edges       one edge a line, ``i j [weight]`` separated by tabs or spaces, node
                           names or integer ids, ``#`` starts a comment; ``directed`` (default
-                          false) reads a line as i -> j only
+                          false) reads a line as i -> j only; ``sep: tab`` splits at tabs
+                          only, so node names may hold spaces (default ``whitespace``)
 similarity    matrix      a square matrix of weights, one row a line, separated by tabs,
                           spaces or commas (or an ``.npy`` file)
 triplets      triplets    a CSV of index triples ``i,j,l`` ("i is more similar to j than to
@@ -82,10 +83,12 @@ FORMAT_FIELDS: dict[str, dict[str, type]] = {
     "tsv": {"labels": str, "names": str},
     "npy": {},
     "npz": {"array": str, "labels": str},
-    "edges": {"directed": bool},
+    "edges": {"directed": bool, "sep": str},
     "matrix": {},
     "triplets": {"labels": str, "n": int, "first_index": int},
 }
+#: how an edge list's fields are split: at any run of spaces and tabs, or at each tab only
+EDGE_SEPS = ("whitespace", "tab")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
 
@@ -150,6 +153,10 @@ def entry_problems(name: str, entry: Any) -> list[str]:
             problems.append(f"{where}.{key}: must be a {options[key].__name__}, got {value!r}")
         elif options[key] is str and not value.strip():
             problems.append(f"{where}.{key}: must not be empty")
+    if fmt == "edges" and options is not None and entry.get("sep", "whitespace") not in EDGE_SEPS:
+        problems.append(
+            f"{where}.sep: must be one of {', '.join(EDGE_SEPS)}, got {entry['sep']!r}"
+        )
     if fmt == "triplets" and options is not None:
         if entry.get("first_index", 0) not in (0, 1):
             problems.append(f"{where}.first_index: must be 0 or 1, got {entry['first_index']!r}")
@@ -171,6 +178,7 @@ def check_entry(name: str, entry: Any) -> dict[str, Any]:
         out.setdefault("array", "X")
     elif out["format"] == "edges":
         out.setdefault("directed", False)
+        out.setdefault("sep", "whitespace")
     elif out["format"] == "triplets":
         out.setdefault("first_index", 0)
     return out
@@ -504,11 +512,13 @@ def read_vectors_npz(
 # similarity
 
 
-def read_edges(path: str | Path, directed: bool = False) -> tuple[sp.csr_matrix, pd.DataFrame,
-                                                                   dict]:
-    """(W, items, counts) of an edge list (module docstring). A pair listed again with the same
-    weight counts once (edge lists often give an undirected edge in both directions); with
-    another weight it is an error naming both lines."""
+def read_edges(
+    path: str | Path, directed: bool = False, sep: str = "whitespace"
+) -> tuple[sp.csr_matrix, pd.DataFrame, dict]:
+    """(W, items, counts) of an edge list (module docstring); ``sep`` one of
+    :data:`EDGE_SEPS`. A pair listed again with the same weight counts once (edge lists often
+    give an undirected edge in both directions); with another weight it is an error naming
+    both lines."""
     path = Path(path)
     rows = []
     n_fields = first_line = None
@@ -516,7 +526,7 @@ def read_edges(path: str | Path, directed: bool = False) -> tuple[sp.csr_matrix,
         text = line.split("#", 1)[0].strip()
         if not text:
             continue
-        fields = text.split()
+        fields = text.split() if sep == "whitespace" else [f.strip() for f in text.split("\t")]
         if len(fields) not in (2, 3):
             raise DatasetError(
                 f"{_where(path, lineno)}: {len(fields)} fields, expected 'i j' or 'i j weight'"
@@ -779,7 +789,7 @@ def build_own(
                 meta["label_names"])[y]
     elif fmt in ("edges", "matrix"):
         if fmt == "edges":
-            W, items, counts = read_edges(raw, entry["directed"])
+            W, items, counts = read_edges(raw, entry["directed"], entry["sep"])
         else:
             W = read_matrix(raw)
             off = W - np.diag(np.diag(W))
