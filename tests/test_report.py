@@ -75,6 +75,12 @@ def test_captions_render_without_restructuredtext_errors(placeholder_report):
     assert "(ERROR/" not in log and "(SEVERE/" not in log, log
 
 
+def test_the_reports_text_names_the_datasets_built_and_the_users_own(placeholder_report):
+    report, *_ = placeholder_report
+    html = report.read_text()
+    assert "Datasets built:" in html and "your own datasets: none" in html
+
+
 def test_expected_items_are_every_figure_and_table_of_the_run(placeholder_report):
     _, expected, _ = placeholder_report
     papers = {re.match(r"results/\w+/([a-z]+)", p).group(1) for p in expected}
