@@ -44,23 +44,29 @@ with SnakemakeApi(OutputSettings()) as api:
 """
 
 
-def job_settings(
-    configfiles: list[str], rule: str, jobs: list[dict[str, str]]
-) -> tuple[dict, list[dict]]:
-    """(the workflow's config under ``configfiles``, validated with its defaults, the
-    ``params.settings`` of ``rule``'s job for each wildcards of ``jobs``); ``configfiles`` as
-    ``snakemake --configfile`` takes them (relative to the repository)."""
+def _run(script: str, argv: list[str]) -> subprocess.CompletedProcess:
+    """``script`` run by this interpreter in the repository, its folder first on PATH (the
+    workflow checks that its jobs' ``python`` has the package's dependencies)."""
     python = Path(sys.executable).parent
     env = dict(os.environ, PATH=f"{python}{os.pathsep}{os.environ.get('PATH', '')}")
-    argv = [json.dumps([str(c) for c in configfiles]), rule, json.dumps(jobs)]
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, *argv],
+    return subprocess.run(
+        [sys.executable, "-c", script, *argv],
         cwd=REPO,
         env=env,
         capture_output=True,
         text=True,
         timeout=600,
     )
+
+
+def job_settings(
+    configfiles: list[str], rule: str, jobs: list[dict[str, str]]
+) -> tuple[dict, list[dict]]:
+    """(the workflow's config under ``configfiles``, validated with its defaults, the
+    ``params.settings`` of ``rule``'s job for each wildcards of ``jobs``); ``configfiles`` as
+    ``snakemake --configfile`` takes them (relative to the repository)."""
+    argv = [json.dumps([str(c) for c in configfiles]), rule, json.dumps(jobs)]
+    done = _run(_SCRIPT, argv)
     line = next((s for s in done.stdout.splitlines() if s.startswith("JOBS ")), None)
     if line is None:
         raise RuntimeError(f"the workflow's {rule} jobs: {done.stdout}\n{done.stderr}")
@@ -104,17 +110,8 @@ with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
 def planned_jobs(configfiles: list[str], targets: list[str]) -> list[dict]:
     """Every job of a step that the workflow plans for ``targets`` under ``configfiles``
     (all of them, as ``--forceall``): {rule, wildcards, step, settings} each."""
-    python = Path(sys.executable).parent
-    env = dict(os.environ, PATH=f"{python}{os.pathsep}{os.environ.get('PATH', '')}")
     argv = [json.dumps([str(c) for c in configfiles]), json.dumps(list(targets))]
-    done = subprocess.run(
-        [sys.executable, "-c", _PLAN, *argv],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = _run(_PLAN, argv)
     if done.returncode:
         raise RuntimeError(f"the workflow's plan for {targets}: {done.stderr[-3000:]}")
     lines = [s.removeprefix("JOB ") for s in done.stdout.splitlines() if s.startswith("JOB ")]
