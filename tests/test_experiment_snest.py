@@ -168,6 +168,31 @@ def test_a_vectors_artifact_runs_on_its_perplexity_P(tmp_path):
         embed(tmp_path / "blobs", "tsne-2", out, restarts=1, max_iter=200, perplexity=40.0)
 
 
+def test_a_cell_whose_every_run_fails_is_reported_not_raised(tmp_path):
+    """A time learning rate that diverges on every restart (the time coordinates pass their
+    limit): the step still writes its runs file (each run's error kept), and the table
+    reports the cell as failed with the reason."""
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(size=(20, 3)), rng.normal(size=(20, 3)) + 5.0])
+    art = artifacts.Artifact(
+        kind="vectors", arrays={"X": X}, items=pd.DataFrame({"name": map(str, range(40))}),
+        meta={},
+    )  # fmt: skip
+    artifacts.save(art, tmp_path / "blobs", "blobs")
+    out = tmp_path / "snest-1-1.npz"
+    grid = {"learning_rate": [100.0], "time_ratio": [1e6]}
+    data = embed(tmp_path / "blobs", "snest-1-1", out, grid=grid, restarts=2, max_iter=200,
+                 perplexity=10.0)  # fmt: skip
+    assert data["best"] is None
+    assert [r["cost"] for r in data["runs"]] == [None, None]
+    assert all(r["error"].startswith("DivergenceError") for r in data["runs"])
+    paper = REPO / "config" / "paper_values" / "snest_table1.csv"
+    row = table1.kl_table([out], paper).iloc[0]
+    assert pd.isna(row["kl"]) and row["runs"] == "0/2"
+    assert row["verdict"].startswith("failed: all 2 runs (DivergenceError")
+    assert "| failed" in table1.table1_markdown(table1.kl_table([out], paper), ["blobs"], {})
+
+
 def snest_grids(overrides: dict):
     """The workflow's grid of each (dataset, cell) (workflow/rules/snest_helpers.smk's
     snest_grid) under config/config.yaml's snest section with ``overrides`` merged over it,

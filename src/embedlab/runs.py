@@ -179,9 +179,15 @@ def _plain(value):
 def save_runs(path: str | Path, runs: Sequence[Run], meta: Mapping[str, Any]) -> Path:
     """Write every run to ``path`` (.npz): ``embedding_<k>``, ``trace_<k>``, ``best`` and a
     JSON ``runs`` table + ``meta`` (method, dataset, settings; :func:`save_npz` adds the
-    package version)."""
-    best = best_run(runs)
-    arrays = {"best_embedding": best.embedding, "best_index": np.asarray(runs.index(best))}
+    package version). Where every run failed, the file says so: no best run (best index -1,
+    an empty best embedding), each run's error in the table: a failed cell is a result to
+    report, not a stopped workflow."""
+    ok = [r for r in runs if np.isfinite(r.cost)]
+    if ok:
+        best = best_run(runs)
+        arrays = {"best_embedding": best.embedding, "best_index": np.asarray(runs.index(best))}
+    else:
+        arrays = {"best_embedding": np.empty((0, 0)), "best_index": np.asarray(-1)}
     for k, r in enumerate(runs):
         arrays[f"embedding_{k}"] = r.embedding
         arrays[f"trace_{k}"] = r.cost_trace
@@ -190,13 +196,14 @@ def save_runs(path: str | Path, runs: Sequence[Run], meta: Mapping[str, Any]) ->
 
 def load_runs(path: str | Path) -> dict[str, Any]:
     """Read a file written by :func:`save_runs`: ``meta``, ``runs`` (table), ``best_embedding``,
-    ``best`` (its row), and ``embedding(k)`` / ``trace(k)`` accessors."""
+    ``best`` (its row; None where every run failed), and ``embedding(k)`` / ``trace(k)``
+    accessors."""
     arrays, info = load_npz(path)
     best_index = int(arrays["best_index"])
     return {
         "meta": info["meta"],
         "runs": info["runs"],
-        "best": info["runs"][best_index],
+        "best": info["runs"][best_index] if best_index >= 0 else None,
         "best_embedding": arrays["best_embedding"],
         "embedding": lambda k: arrays[f"embedding_{k}"],
         "trace": lambda k: arrays[f"trace_{k}"],

@@ -25,6 +25,8 @@ def run_figure(name: str, saved: dict[str, Any], art: artifacts.Artifact, where:
         raise ValueError(
             f"{where}: figure {name} shows SNEST R^{{2,1}}, got {saved['meta']['cell']}"
         )
+    if saved["best"] is None:
+        raise ValueError(f"{where}: every run failed, so figure {name} has no map to draw")
     Y, items, time_limit = saved["best_embedding"], art.items, TIME_LIMITS[name]
     if name == "fig2a":
         drawn = plots.school_figure(

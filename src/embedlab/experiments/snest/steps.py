@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 
+import numpy as np
+
 from embedlab import artifacts, runs, tables
 from embedlab.experiments.snest.fit import embed_cell
 from embedlab.experiments.snest.settings import EmbedSettings, TableSettings
@@ -20,6 +22,12 @@ def embed(settings: EmbedSettings, *, data, runs_file, dataset, cell) -> None:
     """Every restart x grid point of one Table 1 cell on one dataset, all runs kept."""
     all_runs, meta = embed_cell(artifacts.load_files(data), cell, settings, dataset)
     runs.save_runs(runs_file, all_runs, meta)
+    if not any(np.isfinite(r.cost) for r in all_runs):
+        log.warning(
+            "%s on %s: all %d runs failed (the table reports the cell); the first: %s",
+            cell, meta["dataset"], len(all_runs), all_runs[0].error,
+        )  # fmt: skip
+        return
     best = runs.best_run(all_runs)
     log.info(
         "%s on %s: best KL %.4f (%s, seed %d)",

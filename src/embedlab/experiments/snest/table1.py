@@ -37,19 +37,25 @@ def kl_table(run_files: Iterable[str | Path], paper_csv: str | Path) -> pd.DataF
         data = runs.load_runs(path)
         meta, table = data["meta"], data["runs"]
         finite = [r for r in table if r["cost"] is not None]
-        ours = data["best"]["cost"]
+        best = data["best"]
         ref = paper_kl.get((meta["dataset"], meta["cell"]))
-        best_params = {k: v for k, v in data["best"].items() if k in meta["grid"]}
+        if best is None:  # every run failed: the cell is reported with the first reason
+            ours, best_params = None, {}
+            verdict = f"failed: all {len(table)} runs ({table[0]['error']})"
+        else:
+            ours = best["cost"]
+            best_params = {k: v for k, v in best.items() if k in meta["grid"]}
+            verdict = tables.verdict(ours, ref, tol=TOLERANCE, lower_is_better=True)
         rows.append(
             {
                 "dataset": meta["dataset"],
                 "cell": meta["cell"],
                 "label": cell_label(meta["cell"]),
                 "budget": budget(meta["cell"]),
-                "kl": round(ours, 4),
+                "kl": None if ours is None else round(ours, 4),
                 "paper_kl": ref,
-                "diff": None if ref is None else round(ours - ref, 4),
-                "verdict": tables.verdict(ours, ref, tol=TOLERANCE, lower_is_better=True),
+                "diff": None if ref is None or ours is None else round(ours - ref, 4),
+                "verdict": verdict,
                 "runs": f"{len(finite)}/{len(table)}",
                 "best_params": json.dumps(best_params, sort_keys=True),
                 "seconds_per_run": round(float(np.mean([r["seconds"] for r in table])), 3),
@@ -58,7 +64,9 @@ def kl_table(run_files: Iterable[str | Path], paper_csv: str | Path) -> pd.DataF
     df = pd.DataFrame(rows)
     if df.empty:
         return df
-    best_in_budget = df.loc[df.groupby(["dataset", "budget"])["kl"].idxmin()]
+    df["kl"] = df["kl"].astype(float)
+    finished = df.dropna(subset=["kl"])
+    best_in_budget = finished.loc[finished.groupby(["dataset", "budget"])["kl"].idxmin()]
     winners = {
         (d, b): lab
         for d, b, lab in zip(
@@ -69,7 +77,7 @@ def kl_table(run_files: Iterable[str | Path], paper_csv: str | Path) -> pd.DataF
         )
     }
     df["winner_in_budget"] = [
-        winners[(d, b)] for d, b in zip(df["dataset"], df["budget"], strict=True)
+        winners.get((d, b), "") for d, b in zip(df["dataset"], df["budget"], strict=True)
     ]
     return df.sort_values(["dataset", "budget", "cell"]).reset_index(drop=True)
 
@@ -91,7 +99,8 @@ def kl_matrix(df: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
             r = hit.iloc[0]
             paper = "" if pd.isna(r["paper_kl"]) else f" ({r['paper_kl']:.2f})"
             mark = " *" if r["winner_in_budget"] == r["label"] else ""
-            row[d] = f"{r['kl']:.2f}{paper}{mark}"
+            ours = "failed" if pd.isna(r["kl"]) else f"{r['kl']:.2f}"
+            row[d] = f"{ours}{paper}{mark}"
         out.append(row)
     return pd.DataFrame(out)
 
@@ -99,7 +108,7 @@ def kl_matrix(df: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
 def space_time_claims(df: pd.DataFrame) -> pd.DataFrame:
     """The paper's claim, per dataset: SNEST R^{2,1} has lower KL than t-SNE R^3 (and R^4)."""
     rows = []
-    for d, g in df.groupby("dataset"):
+    for d, g in df.dropna(subset=["kl"]).groupby("dataset"):
         kl = dict(zip(g["cell"], g["kl"], strict=True))
         for rival in ("tsne-3", "tsne-4", "sne-4"):
             if "snest-2-1" in kl and rival in kl:
@@ -122,7 +131,7 @@ def table1_markdown(df: pd.DataFrame, datasets: list[str], left_out: dict) -> st
     note = (
         "Minimal KL over all runs, ours (paper's Table 1); * = lowest KL among the methods "
         "with the same number of free coordinates per item (R^2 ~ R^{1,1}, R^3 ~ R^{2,1}, "
-        "R^4 ~ R^{3,1})."
+        "R^4 ~ R^{3,1}); failed = every run of the cell failed (the long table says why)."
     )
     md = [
         f"# SNEST Table 1: minimal KL\n\n{note}\n",
