@@ -190,6 +190,7 @@ def test_a_cell_whose_every_run_fails_is_reported_not_raised(tmp_path):
     row = table1.kl_table([out], paper).iloc[0]
     assert pd.isna(row["kl"]) and row["runs"] == "0/2"
     assert row["verdict"].startswith("failed: all 2 runs (DivergenceError")
+    assert row["verdict"].endswith("snest.grid_by_dataset.blobs for this dataset")
     assert "| failed" in table1.table1_markdown(table1.kl_table([out], paper), ["blobs"], {})
 
 

@@ -41,7 +41,10 @@ def kl_table(run_files: Iterable[str | Path], paper_csv: str | Path) -> pd.DataF
         ref = paper_kl.get((meta["dataset"], meta["cell"]))
         if best is None:  # every run failed: the cell is reported with the first reason
             ours, best_params = None, {}
-            verdict = f"failed: all {len(table)} runs ({table[0]['error']})"
+            verdict = (
+                f"failed: all {len(table)} runs ({table[0]['error']}); the config's rates: "
+                f"snest.grid, or snest.grid_by_dataset.{meta['dataset']} for this dataset"
+            )
         else:
             ours = best["cost"]
             best_params = {k: v for k, v in best.items() if k in meta["grid"]}
