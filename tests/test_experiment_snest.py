@@ -152,15 +152,21 @@ def test_abandoning_losing_runs_keeps_the_best_run_on_school(school_runs, tmp_pa
     assert spent < sum(r["n_iter"] for r in full["runs"])
 
 
-def test_a_vectors_artifact_runs_on_its_perplexity_P(tmp_path):
-    """A user's vectors dataset joins Table 1 through t-SNE's joint P at the perplexity."""
-    rng = np.random.default_rng(0)
-    X = np.vstack([rng.normal(size=(20, 4)), rng.normal(size=(20, 4)) + 6.0])
+def save_blobs(folder, seed: int, dims: int, shift: float) -> None:
+    """A user's vectors dataset ``folder/blobs``: two Gaussian blobs of 20 points, ``shift``
+    apart in every one of ``dims`` coordinates."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(size=(20, dims)), rng.normal(size=(20, dims)) + shift])
     art = artifacts.Artifact(
         kind="vectors", arrays={"X": X}, items=pd.DataFrame({"name": map(str, range(40))}),
         meta={},
     )  # fmt: skip
-    artifacts.save(art, tmp_path / "blobs", "blobs")
+    artifacts.save(art, folder / "blobs", "blobs")
+
+
+def test_a_vectors_artifact_runs_on_its_perplexity_P(tmp_path):
+    """A user's vectors dataset joins Table 1 through t-SNE's joint P at the perplexity."""
+    save_blobs(tmp_path, seed=0, dims=4, shift=6.0)
     out = tmp_path / "tsne-2.npz"
     best = embed(tmp_path / "blobs", "tsne-2", out, restarts=1, max_iter=200, perplexity=10.0)
     assert np.isfinite(best["best"]["cost"]) and best["best"]["cost"] > 0
@@ -172,13 +178,7 @@ def test_a_cell_whose_every_run_fails_is_reported_not_raised(tmp_path):
     """A time learning rate that diverges on every restart (the time coordinates pass their
     limit): the step still writes its runs file (each run's error kept), and the table
     reports the cell as failed with the reason."""
-    rng = np.random.default_rng(1)
-    X = np.vstack([rng.normal(size=(20, 3)), rng.normal(size=(20, 3)) + 5.0])
-    art = artifacts.Artifact(
-        kind="vectors", arrays={"X": X}, items=pd.DataFrame({"name": map(str, range(40))}),
-        meta={},
-    )  # fmt: skip
-    artifacts.save(art, tmp_path / "blobs", "blobs")
+    save_blobs(tmp_path, seed=1, dims=3, shift=5.0)
     out = tmp_path / "snest-1-1.npz"
     grid = {"learning_rate": [100.0], "time_ratio": [1e6]}
     data = embed(tmp_path / "blobs", "snest-1-1", out, grid=grid, restarts=2, max_iter=200,
