@@ -53,18 +53,6 @@ def test_a_steps_module_imports_its_methods_where_it_fits(module):
 HEAVY = ("sklearn", "numba", "scipy.sparse", "scipy.stats", "matplotlib")
 
 
-def _imported_by(argv: list[str], heavy=HEAVY) -> list[str]:
-    """Which of ``heavy`` the real job ``python -m embedlab argv`` has imported when it ends."""
-    code = (
-        f"import sys; from embedlab import cli; rc = cli.main({argv!r});"
-        f"print(rc, sorted(m for m in {tuple(heavy)!r} if m in sys.modules))"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    rc, _, found = proc.stdout.strip().partition(" ")
-    assert rc == "0", proc.stdout + proc.stderr
-    return found
-
-
 def _step_imports(step: str, settings: dict, arguments: dict, heavy=HEAVY) -> str:
     """Which of ``heavy`` a job of workflow step ``step`` has imported when it ends (the step
     called as the runner calls it, embedlab.steps.call)."""
