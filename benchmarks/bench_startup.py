@@ -119,7 +119,6 @@ def run(cmd: list[str], pythonpath: str) -> float:
     """Wall seconds of one process (fails on a non-zero exit)."""
     env = {**os.environ, "PYTHONPATH": pythonpath, "NUMBA_NUM_THREADS": "1",
            "OMP_WAIT_POLICY": "PASSIVE"}  # fmt: skip
-    env.pop("EMBEDLAB_WORKFLOW_SRC", None)
     started = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - started

@@ -130,10 +130,6 @@ def dataset_summary(meta_files: Iterable[str | Path]) -> pd.DataFrame:
     return pd.DataFrame(rows).convert_dtypes()
 
 
-#: the ``--left-out`` option of the verbs that write a paper's table of every dataset
-LEFT_OUT_HELP = "JSON {own dataset: why this table leaves it out} ({} for none)"
-
-
 def left_out_note(left_out: str | dict) -> str:
     """Markdown naming the own datasets a table leaves out and why, from {dataset: reason}
     (a step's settings) or that object as JSON (a verb's ``--left-out``); '' for none."""

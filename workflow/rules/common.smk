@@ -3,7 +3,6 @@
 import difflib
 import functools
 import importlib.util
-import json
 import os
 import re
 import shutil
@@ -270,11 +269,6 @@ def left_out_reasons(paper):
         for name, places in sorted(OWN_PLACES.items())
         if paper in places and places[paper]
     }
-
-
-def left_out_of(paper):
-    """left_out_reasons(paper) as JSON, for a verb's `--left-out`."""
-    return json.dumps(left_out_reasons(paper), sort_keys=True)
 
 
 @functools.cache
