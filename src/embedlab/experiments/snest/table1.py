@@ -58,7 +58,7 @@ def kl_table(run_files: Iterable[str | Path], paper_csv: str | Path) -> pd.DataF
                 "cell": meta["cell"],
                 "label": cell_label(meta["cell"]),
                 "budget": budget(meta["cell"]),
-                "kl": None if ours is None else round(ours, 4),
+                "kl": None if ours is None else round(ours, 4) + 0.0,  # + 0.0: no "-0.0"
                 "paper_kl": ref,
                 "diff": None if ref is None or ours is None else round(ours - ref, 4),
                 "verdict": verdict,
