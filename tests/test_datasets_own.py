@@ -27,6 +27,7 @@ from embedlab.datasets import (
     own_papers,
     own_triplets,
     own_vectors,
+    topic_swap,
 )
 from embedlab.fetch import ChecksumError
 
@@ -570,7 +571,7 @@ def test_paper_problems():
 
 def test_the_example_entries_build():
     own_datasets = yaml.safe_load(EXAMPLES.read_text())["own_datasets"]
-    assert set(own_datasets) == {"digits60", "digits60_triplets", "karate"}
+    assert set(own_datasets) == {"digits60", "digits60_triplets", "karate", "topic_swap"}
     built = {}
     for name, item in own_datasets.items():
         assert own.entry_problems(name, item) == []
@@ -585,6 +586,17 @@ def test_the_example_entries_build():
                                   built["digits60"]["labels"])
     karate = built["karate"]
     assert karate.n == 34 and karate["P"].nnz == 2 * 78
+    swap = built["topic_swap"]
+    assert swap.n == 20 and swap.summary()["words"] == 20
+    assert swap.meta["step_names"] == [str(year) for year in range(2015, 2025)]
+
+
+def test_the_example_table_is_the_one_its_generator_writes(tmp_path):
+    """config/examples/data/topic_swap.csv is reproducible: the generator with its defaults
+    writes the same bytes."""
+    shipped = REPO / yaml.safe_load(EXAMPLES.read_text())["own_datasets"]["topic_swap"]["path"]
+    written = topic_swap.write_table(tmp_path / "swap.csv")
+    assert written.read_bytes() == shipped.read_bytes()
 
 
 def test_count_items_glances_at_a_local_file(tmp_path):

@@ -143,7 +143,8 @@ def paper_problems(
         fewest_periods = dcode_min_periods(val_steps)
     if periods is not None and periods < fewest_periods:
         problems.append(
-            f"{paper} needs at least {fewest_periods} periods ({needs.note}), the dataset has "
-            f"{periods}"
+            f"{paper} needs at least {fewest_periods} periods (the last ranked, the "
+            f"{fewest_periods - 2} before it validating the variances, one more starting the "
+            f"filter), the dataset has {periods}"
         )
     return problems

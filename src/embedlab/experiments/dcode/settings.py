@@ -20,7 +20,8 @@ class RankSettings(Settings):
 
     ``observations`` says which block runs what: the first runs every method and the
     references, the others the D-CODE variants only (the baselines do not depend on the
-    observation model)."""
+    observation model). An own dataset's job (:mod:`.own`) takes the same settings; its
+    ``fit_step`` is the dataset's last period but one and its pool is capped by ``pool``."""
 
     pool: tuple[int, ...]  # (authors, words) of the pool the subsets are drawn from
     subsets: int
@@ -39,6 +40,13 @@ class RankSettings(Settings):
 
 
 @dataclass(frozen=True)
+class TableSettings(Settings):
+    """``dcode``: Table 2's page (:mod:`.table`)."""
+
+    left_out: Derived[dict]  # own dataset -> why the paper does not run it
+
+
+@dataclass(frozen=True)
 class SyntheticFigureSettings(Settings):
     """``dcode.figures.fig3``: the synthetic sequence's ellipses and rank trajectories."""
 
@@ -52,7 +60,7 @@ class SyntheticFigureSettings(Settings):
 @dataclass(frozen=True)
 class EmbeddingFigureSettings(Settings):
     """``dcode.figures.fig4``: the last NIPS volume's embedding of the most prolific authors
-    and their words."""
+    and their words; an own dataset's map of its last period (:mod:`.own`) takes the same."""
 
     section: ClassVar[str] = "dcode.figures.fig4"
 
