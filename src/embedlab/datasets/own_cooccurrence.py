@@ -4,12 +4,12 @@ The file is a CSV with a header line. Four of its columns are read, named by def
 ``time,row,column,count`` (the entry's ``columns:`` maps each role to another header name,
 e.g. ``{time: year, row: author, column: word, count: n}``); any other column is ignored.
 
-* ``time``: the period. Either every period is a number (sorted as numbers: ``2015``,
-  ``2015.5``, ``-3``) or every period is an ISO 8601 date (``2015-06``, ``2015-06-03``,
-  ``2015-06-03T10:00``; a bare year ``2015`` counts as a date among dates), sorted in time
+* ``time``: the period. Either every period is a number (sorted as numbers: ``1999``,
+  ``1999.5``, ``-3``) or every period is an ISO 8601 date (``1999-06``, ``1999-06-03``,
+  ``1999-06-03T10:00``; a bare year ``1999`` counts as a date among dates), sorted in time
   (a time zone, where given, is honoured; a date without one is read as UTC). Each distinct
   period is one step of the sequence, in that order; a gap between periods is not filled (the
-  table gives no spacing). Two spellings of one period (``2015`` and ``2015.0``) are one step,
+  table gives no spacing). Two spellings of one period (``1999`` and ``1999.0``) are one step,
   labelled with the first in sort order.
 * ``row`` and ``column``: the items, any non-empty text. The rows play D-CODE's authors and the
   columns its words (the artifact's items have role ``author`` / ``word``), each numbered in
@@ -151,7 +151,7 @@ def parse_periods(
         r = first_line_of(neither)
         raise DatasetError(
             f"{where(path, int(lines[r]), column, name)}: period {str(text[r])!r} is neither a "
-            "number nor an ISO 8601 date (2015, 2015-06, 2015-06-03)"
+            "number nor an ISO 8601 date (1999, 1999-06, 1999-06-03)"
         )
     if is_number.all():
         kind, values = "number", as_number

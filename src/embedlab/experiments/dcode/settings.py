@@ -10,8 +10,9 @@ from typing import ClassVar
 from embedlab.settings import Derived, Settings
 
 #: properties of the config section (key) that the workflow reads to lay out the jobs, not a
-#: step: the Table 2 subset sizes (one job each) and which figures are drawn
-WORKFLOW_KEYS = {"dcode": {"sizes", "figures"}}
+#: step: the Table 2 subset sizes (one job each), which figures are drawn and which own
+#: co-occurrence datasets run
+WORKFLOW_KEYS = {"dcode": {"sizes", "figures", "own_datasets"}}
 
 
 @dataclass(frozen=True)
