@@ -66,21 +66,22 @@ def synthetic(settings: SyntheticFigureSettings, *, corpus, png, pdf, ranks) -> 
     save_figure(synthetic_figure(model, names, by_step, settings.epochs), stem_of(png, pdf))
 
 
-def embedding(settings: EmbeddingFigureSettings, *, corpus, png, pdf, coordinates) -> None:
-    """Fig. 4: the last NIPS volume's embedding (figure and coordinates)."""
+def _save_embedding(placed, coordinates, png, pdf, title: str, **labelling) -> None:
+    """A Fig. 4 embedding's coordinates (csv) and its drawing (png, pdf); ``labelling``:
+    :func:`embedlab.plots.dcode.nips_figure`'s ``author_label`` and ``roles``."""
     from embedlab.plots.common import save_figure, stem_of
     from embedlab.plots.dcode import nips_figure
 
-    placed = last_volume_embedding(artifacts.load_files(corpus, "cooccurrence"), settings)
     tables.write_csv(placed.coordinates, coordinates, measured=())
-    drawn = nips_figure(
-        placed.coordinates[["x", "y"]].to_numpy(),
-        placed.authors,
-        placed.words,
-        placed.counts,
-        placed.title,
-    )
+    xy = placed.coordinates[["x", "y"]].to_numpy()
+    drawn = nips_figure(xy, placed.authors, placed.words, placed.counts, title, **labelling)
     save_figure(drawn, stem_of(png, pdf))
+
+
+def embedding(settings: EmbeddingFigureSettings, *, corpus, png, pdf, coordinates) -> None:
+    """Fig. 4: the last NIPS volume's embedding (figure and coordinates)."""
+    placed = last_volume_embedding(artifacts.load_files(corpus, "cooccurrence"), settings)
+    _save_embedding(placed, coordinates, png, pdf, placed.title)
 
 
 def own_map(
@@ -89,21 +90,11 @@ def own_map(
     """Fig. 4's map of own co-occurrence dataset ``dataset``'s last period (figure and
     coordinates)."""
     from embedlab.experiments.dcode.own import last_period_map
-    from embedlab.plots.common import save_figure, stem_of
-    from embedlab.plots.dcode import nips_figure
 
     placed = last_period_map(artifacts.load_files(corpus, "cooccurrence"), settings)
-    tables.write_csv(placed.coordinates, coordinates, measured=())
-    drawn = nips_figure(
-        placed.coordinates[["x", "y"]].to_numpy(),
-        placed.authors,
-        placed.words,
-        placed.counts,
-        f"{dataset}, period {placed.title}",
-        author_label=str,
-        roles=("row items", "column items"),
-    )
-    save_figure(drawn, stem_of(png, pdf))
+    title = f"{dataset}, period {placed.title}"
+    roles = ("row items", "column items")
+    _save_embedding(placed, coordinates, png, pdf, title, author_label=str, roles=roles)
 
 
 def pairs(settings: PairsFigureSettings, *, corpus, png, pdf, trajectories) -> None:
