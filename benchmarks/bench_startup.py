@@ -62,8 +62,8 @@ def _dcode_result(folder: Path) -> dict[str, object]:
     (folder / "rank.json").write_text(json.dumps(result))
     (folder / "paper.csv").write_text("n_authors,n_words,method,median_rank\n4,12,dcode,2.0\n")
     return {"results": [str(folder / "rank.json")], "own_results": [],
-            "paper": str(folder / "paper.csv"), "csv": str(folder / "t.csv"), "md": str(folder / "t.md"),
-            "md_long": str(folder / "l.md")}  # fmt: skip
+            "paper": str(folder / "paper.csv"), "csv": str(folder / "t.csv"),
+            "md": str(folder / "t.md"), "md_long": str(folder / "l.md")}  # fmt: skip
 
 
 def _artifact_files(folder: Path) -> dict[str, str]:

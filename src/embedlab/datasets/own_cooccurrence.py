@@ -213,7 +213,7 @@ def read_long_table(
         ],
         ignore_index=True,
     )
-    triples = len(np.unique(np.stack([step, row, column]), axis=1).T)
+    triples = np.unique(np.stack([step, row, column]), axis=1).shape[1]
     meta = {
         "columns": names,
         "periods": kind,
