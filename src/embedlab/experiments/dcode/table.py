@@ -318,6 +318,6 @@ def table_markdown(
             }
         ).to_markdown(index=False),
         "",
-        own_markdown(long, tests, meta, left_out or {}),
     ]
-    return "\n".join(out) + "\n"
+    own = own_markdown(long, tests, meta, left_out or {})
+    return "\n".join(out + ([own] if own else [])) + "\n"
