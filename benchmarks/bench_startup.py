@@ -61,9 +61,9 @@ def _dcode_result(folder: Path) -> dict[str, object]:
               "rows": rows}  # fmt: skip
     (folder / "rank.json").write_text(json.dumps(result))
     (folder / "paper.csv").write_text("n_authors,n_words,method,median_rank\n4,12,dcode,2.0\n")
-    return {"results": [str(folder / "rank.json")], "paper": str(folder / "paper.csv"),
-            "csv": str(folder / "t.csv"), "md": str(folder / "t.md"),
-            "md_long": str(folder / "l.md")}  # fmt: skip
+    return {"results": [str(folder / "rank.json")], "own_results": [],
+            "paper": str(folder / "paper.csv"), "csv": str(folder / "t.csv"),
+            "md": str(folder / "t.md"), "md_long": str(folder / "l.md")}  # fmt: skip
 
 
 def _artifact_files(folder: Path) -> dict[str, str]:
@@ -85,7 +85,7 @@ def steps(folder: Path) -> dict[str, list[str] | tuple[str, dict, dict]]:
         "summary": ("report.datasets", {"own": {}},
                     {"meta": [str(s1k / "meta.json")], "csv": str(folder / "d.csv"),
                      "md": str(folder / "d.md")}),
-        "table": ("dcode.table", {}, _dcode_result(folder)),
+        "table": ("dcode.table", {"left_out": {}}, _dcode_result(folder)),
         "figure": ("snest.kernel_figure", {}, {"png": str(folder / "fig2b.png"),
                                                "pdf": str(folder / "fig2b.pdf")}),
         "fit": ("snest.embed",

@@ -20,7 +20,15 @@ import yaml
 
 from embedlab import artifacts, cli
 from embedlab.affinities import row_normalised_symmetric
-from embedlab.datasets import DatasetError, own
+from embedlab.datasets import (
+    DatasetError,
+    own,
+    own_cooccurrence,
+    own_papers,
+    own_triplets,
+    own_vectors,
+    topic_swap,
+)
 from embedlab.fetch import ChecksumError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -92,7 +100,15 @@ def test_a_well_formed_entry_has_no_problem(item):
         ({"kind": "triplets", "format": "triplets", "path": "a", "n": "10"}, "n", "integer"),
         ({"kind": "vectors", "format": "csv", "path": "a", "labels": 3}, "labels", "must be a str"),
         ({"kind": "vectors", "format": "csv", "path": ""}, "path", "non-empty"),
-        ({"kind": "cooccurrence", "format": "csv", "path": "a"}, "kind", "Python builder"),
+        ({"kind": "cooccurrence", "format": "tsv", "path": "a"}, "format", "one of csv"),
+        ({"kind": "cooccurrence", "format": "csv", "path": "a", "columns": {"when": "y"}},
+         "columns.when", "not a role"),
+        ({"kind": "cooccurrence", "format": "csv", "path": "a",
+          "columns": {"row": "a", "column": "a"}}, "columns", "the same column"),
+        ({"kind": "cooccurrence", "format": "csv", "path": "a", "columns": "year"},
+         "columns", "must be a dict"),
+        ({"kind": "cooccurrence", "format": "csv", "path": "a", "labels": "l"},
+         "labels", "not a field"),
     ],
 )
 def test_a_bad_entry_is_named_with_its_field(item, field, words):
@@ -393,7 +409,8 @@ def test_a_regular_file_is_read_without_the_cell_by_cell_reader(tmp_path, monkey
     def refuse(*args, **kwargs):
         raise AssertionError("the cell-by-cell reader ran on a regular file")
 
-    monkeypatch.setattr(own, "_read_delimited", refuse)
+    for reader in (own_vectors, own_triplets, own_cooccurrence):
+        monkeypatch.setattr(reader, "read_delimited", refuse)
     path = write(tmp_path, "v.csv", "id,x,y,c\na,1,2.5,cat\nb,-3,40,dog\n")
     art = own.build_own("v", entry("vectors", "csv", path, labels="c", names="id"))
     np.testing.assert_array_equal(art["X"], [[1, 2.5], [-3, 40]])
@@ -401,6 +418,9 @@ def test_a_regular_file_is_read_without_the_cell_by_cell_reader(tmp_path, monkey
     path = write(tmp_path, "t.csv", "i,j,l\n0,1,2\n3,2,0\n")
     art = own.build_own("t", entry("triplets", "triplets", path))
     np.testing.assert_array_equal(art["triplets"], [[0, 1, 2], [3, 2, 0]])
+    path = write(tmp_path, "c.csv", "time,row,column,count\n1,a,x,2\n2,b,y,3\n")
+    art = own.build_own("c", entry("cooccurrence", "csv", path))
+    assert [c.toarray().tolist() for c in art["counts"]] == [[[2, 0], [0, 0]], [[0, 0], [0, 3]]]
     path = write(tmp_path, "bad.csv", "x,y\n1,2\n3,four\n")
     with pytest.raises(AssertionError, match="cell-by-cell"):
         own.build_own("b", entry("vectors", "csv", path))
@@ -513,29 +533,36 @@ def test_fetch_entry_verifies_a_url_entry(tmp_path):
 
 
 def test_papers_for_each_kind():
-    assert [p.paper for p in own.papers_for_kind("vectors")] == ["snest", "ee", "diffeomap"]
-    assert [p.paper for p in own.papers_for_kind("similarity")] == ["snest"]
-    assert [p.paper for p in own.papers_for_kind("triplets")] == ["tste"]
-    assert [p.paper for p in own.papers_for_kind("cooccurrence")] == ["dcode"]
+    assert [p.paper for p in own_papers.papers_for_kind("vectors")] == ["snest", "ee", "diffeomap"]
+    assert [p.paper for p in own_papers.papers_for_kind("similarity")] == ["snest"]
+    assert [p.paper for p in own_papers.papers_for_kind("triplets")] == ["tste"]
+    assert [p.paper for p in own_papers.papers_for_kind("cooccurrence")] == ["dcode"]
     with pytest.raises(ValueError, match="unknown kind"):
-        own.papers_for_kind("graph")
+        own_papers.papers_for_kind("graph")
 
 
 def test_paper_problems():
-    assert own.paper_problems("tste", "triplets", n=60, has_labels=True, n_triplets=300) == []
-    assert "needs labels" in own.paper_problems("tste", "triplets", has_labels=False)[0]
-    assert "takes vectors" in own.paper_problems("ee", "similarity")[0]
-    assert own.paper_problems("ee", "vectors", n=60, has_labels=False) == []
-    assert "at least 42 points" in own.paper_problems("ee", "vectors", n=41)[0]
-    assert own.paper_problems("ee", "vectors", n=14, perplexity=12) == []
-    assert "3 dimensions" in own.paper_problems("diffeomap", "vectors", dims=2)[0]
-    assert "20 triplets" in own.paper_problems("tste", "triplets", n_triplets=15, n_folds=20)[0]
-    assert "at least 30 points" in own.paper_problems("tste", "triplets", n=20)[0]
-    assert own.paper_problems("tste", "triplets", n=20, max_dim=10) == []
-    assert own.paper_problems("snest", "similarity", n=34, has_labels=False) == []
-    assert own.paper_problems("snest", "vectors", n=60, perplexity=30) == []
-    assert "at least 32 points" in own.paper_problems("snest", "vectors", n=20, perplexity=30)[0]
-    assert "takes similarity or vectors" in own.paper_problems("snest", "triplets")[0]
+    problems = own_papers.paper_problems
+    assert problems("tste", "triplets", n=60, has_labels=True, n_triplets=300) == []
+    assert "needs labels" in problems("tste", "triplets", has_labels=False)[0]
+    assert "takes vectors" in problems("ee", "similarity")[0]
+    assert problems("ee", "vectors", n=60, has_labels=False) == []
+    assert "at least 42 points" in problems("ee", "vectors", n=41)[0]
+    assert problems("ee", "vectors", n=14, perplexity=12) == []
+    assert "3 dimensions" in problems("diffeomap", "vectors", dims=2)[0]
+    assert "20 triplets" in problems("tste", "triplets", n_triplets=15, n_folds=20)[0]
+    assert "at least 30 points" in problems("tste", "triplets", n=20)[0]
+    assert problems("tste", "triplets", n=20, max_dim=10) == []
+    assert problems("snest", "similarity", n=34, has_labels=False) == []
+    assert problems("snest", "vectors", n=60, perplexity=30) == []
+    assert "at least 32 points" in problems("snest", "vectors", n=20, perplexity=30)[0]
+    assert "takes similarity or vectors" in problems("snest", "triplets")[0]
+    assert problems("dcode", "cooccurrence", n=3, words=3, periods=5) == []
+    assert "at least 3 row items" in problems("dcode", "cooccurrence", n=2)[0]
+    assert "at least 3 column items" in problems("dcode", "cooccurrence", words=2)[0]
+    assert "at least 5 periods" in problems("dcode", "cooccurrence", periods=4)[0]
+    assert problems("dcode", "cooccurrence", periods=4, val_steps=2) == []
+    assert "at least 6 periods" in problems("dcode", "cooccurrence", periods=5, val_steps=4)[0]
 
 
 # --------------------------------------------------------------------------------------
@@ -544,7 +571,7 @@ def test_paper_problems():
 
 def test_the_example_entries_build():
     own_datasets = yaml.safe_load(EXAMPLES.read_text())["own_datasets"]
-    assert set(own_datasets) == {"digits60", "digits60_triplets", "karate"}
+    assert set(own_datasets) == {"digits60", "digits60_triplets", "karate", "topic_swap"}
     built = {}
     for name, item in own_datasets.items():
         assert own.entry_problems(name, item) == []
@@ -559,6 +586,17 @@ def test_the_example_entries_build():
                                   built["digits60"]["labels"])
     karate = built["karate"]
     assert karate.n == 34 and karate["P"].nnz == 2 * 78
+    swap = built["topic_swap"]
+    assert swap.n == 20 and swap.summary()["words"] == 20
+    assert swap.meta["step_names"] == [str(year) for year in range(2015, 2025)]
+
+
+def test_the_example_table_is_the_one_its_generator_writes(tmp_path):
+    """config/examples/data/topic_swap.csv is reproducible: the generator with its defaults
+    writes the same bytes."""
+    shipped = REPO / yaml.safe_load(EXAMPLES.read_text())["own_datasets"]["topic_swap"]["path"]
+    written = topic_swap.write_table(tmp_path / "swap.csv")
+    assert written.read_bytes() == shipped.read_bytes()
 
 
 def test_count_items_glances_at_a_local_file(tmp_path):

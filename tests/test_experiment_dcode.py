@@ -265,8 +265,9 @@ def test_table2_glue_and_paper_values(toy_dir, tmp_path):
     assert "## Count-weighted observations" in md and "## Per-token reading" in md
     assert "one-step predictive distribution" in md and "Wilcoxon" in md
     outputs = {name: tmp_path / f"t.{name}" for name in ("csv", "md", "md_long")}
-    arguments = {"results": [str(f) for f in files], "paper": str(paper), **outputs}
-    steps.call("dcode.table", {}, arguments)
+    arguments = {"results": [str(f) for f in files], "own_results": [], "paper": str(paper),
+                 **outputs}  # fmt: skip
+    steps.call("dcode.table", {"left_out": {}}, arguments)
     assert outputs["md"].read_text() == md
     assert pd.read_csv(outputs["csv"])["median_rank"].tolist() == long["median_rank"].tolist()
 

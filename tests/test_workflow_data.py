@@ -40,13 +40,28 @@ def test_own_datasets_join_every_table_of_their_kind_in_the_dry_run():
     out = proc.stdout
     assert "Exception" not in out + proc.stderr  # e.g. a rule matching names it must not
     jobs = _planned_jobs(out)
-    assert jobs["build_own_dataset"] == 3
-    # similarity -> SNEST Table 1; vectors with labels -> EE and Diffeomap; triplets -> t-STE
+    assert jobs["build_own_dataset"] == 4
+    # similarity -> SNEST Table 1; vectors with labels -> EE and Diffeomap; triplets -> t-STE;
+    # cooccurrence -> D-CODE Table 2 (each observation model and size) and its map
     assert re.search(r"snest_embed:.*\n(.*\n)*?\s+wildcards: dataset=karate", out)
     assert "results/embeddings/ee/digits60.csv" in out
     assert re.search(r"wildcards: .*dataset=digits60\b", out)
     assert "results/tables/tste_digits60_triplets.csv" in out
+    assert jobs["dcode_own_rank"] == 2 * 3  # config.yaml: 2 observation models, 3 sizes
+    assert "results/dcode/own/topic_swap/rank_counts_40a_348w.json" in out
+    assert "results/figures/dcode_map_topic_swap.png" in out
     assert "results/tables/datasets.csv" in out
+
+
+def test_an_own_cooccurrence_table_with_too_few_periods_is_left_out_of_dcode(tmp_path):
+    short = tmp_path / "short.csv"
+    short.write_text("time,row,column,count\n1,a,x,1\n2,b,y,1\n3,c,z,2\n3,d,x,1\n")
+    mine = _write(
+        tmp_path, f"own_datasets:\n  short: {{kind: cooccurrence, format: csv, path: {short}}}\n"
+    )
+    out = _dry_run("config/quick.yaml", mine, check=True).stdout
+    assert "build_own_dataset" in out  # built for the datasets table, which says why
+    assert "results/dcode/own/short/" not in out and "dcode_map_short" not in out
 
 
 def _write(tmp_path, text):
@@ -98,7 +113,8 @@ def test_the_documented_example_puts_each_own_dataset_in_every_table_of_its_kind
     (one of each suffices for a dataset to reach a table): each example dataset is built and
     appears in SNEST Table 1 (similarity, and vectors through their perplexity P), the EE
     and Diffeomap tables (labelled vectors) and its t-STE table (labelled triplets), and the
-    dataset summary says where each went."""
+    dataset summary says where each went. The co-occurrence table gets its D-CODE rank job
+    (one size, one observation model, D-CODE and chance) and its map."""
     work = tmp_path / "work"
     shutil.copytree(REPO / "config", work / "config")
     narrow = _write(
@@ -111,25 +127,35 @@ def test_the_documented_example_puts_each_own_dataset_in_every_table_of_its_kind
         diffeomap: {{table_datasets: [], figures: [], baselines: [pca]}}
         tste: {{datasets: [], protocols: [paper_text], methods: [t-STE-X],
                 folds_used: {{digits60_triplets: 1}}}}
+        dcode: {{observations: [counts], methods: [dcode], references: [chance], subsets: 2,
+                 grid_extensions: 0}}
         """,
     )
-    tables = ["datasets", "snest_kl", "ee_sweep", "diffeomap_1nn", "tste_digits60_triplets"]
+    tables = ["datasets", "snest_kl", "ee_sweep", "diffeomap_1nn", "tste_digits60_triplets",
+              "dcode_map_topic_swap"]  # fmt: skip
     targets = [f"results/tables/{t}.csv" for t in tables]
+    targets.append("results/dcode/own/topic_swap/rank_counts_20a_188w.json")
     configs = ["config/quick.yaml", "config/examples/own_datasets.yaml", str(narrow)]
     snakemake(
         "--cores", "2", "--directory", str(work), *targets, "--configfile", *configs, cwd=work
     )  # fmt: skip
     out = work / "results" / "tables"
     summary = pd.read_csv(out / "datasets.csv").set_index("dataset")
-    assert set(summary.index) == {"iris", "digits60", "digits60_triplets", "karate"}
+    assert set(summary.index) == {"iris", "digits60", "digits60_triplets", "karate",
+                                  "topic_swap"}  # fmt: skip
     assert summary.loc["digits60", "n"] == 60 and summary.loc["karate", "n"] == 34
     assert {"karate", "digits60"} <= set(pd.read_csv(out / "snest_kl.csv")["dataset"])
     assert "digits60" in set(pd.read_csv(out / "ee_sweep.csv")["dataset"])
     assert "digits60" in set(pd.read_csv(out / "diffeomap_1nn.csv")["dataset"])
     assert len(pd.read_csv(out / "tste_digits60_triplets.csv")) > 0
+    assert len(pd.read_csv(out / "dcode_map_topic_swap.csv")) == 20 + 20
+    ranked = yaml.safe_load((work / "results/dcode/own/topic_swap/rank_counts_20a_188w.json")
+                            .read_text())  # fmt: skip
+    assert ranked["size"] == [4, 8] and ranked["dataset"] == "topic_swap"
     notes = (out / "datasets.md").read_text()
     assert "**digits60**: in diffeomap, ee, snest\n" in notes
     assert "**karate**: in snest\n" in notes and "**digits60_triplets**: in tste\n" in notes
+    assert "**topic_swap**: in dcode\n" in notes
 
 
 def test_an_own_dataset_too_small_for_a_papers_perplexity_is_left_out_of_it(tmp_path):

@@ -85,7 +85,9 @@ def _cmd_fetch_own(args: argparse.Namespace) -> None:
 def _add_own_entry_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", required=True, help="the dataset's name (its own_datasets key)")
     p.add_argument("--entry", default=None, help="the own_datasets entry as a JSON object")
-    p.add_argument("--kind", default=None, help="vectors, similarity or triplets")
+    p.add_argument(
+        "--kind", default=None, help="vectors, similarity, triplets or cooccurrence"
+    )
     p.add_argument("--format", default=None, help="csv, tsv, npy, npz, edges, matrix, triplets")
     p.add_argument("--path", default=None, help="the entry's local raw file")
     p.add_argument("--url", default=None, help="the entry's URL (with --sha256)")

@@ -81,9 +81,10 @@ def snest_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
 
 
 def dcode_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
-    """Table 2 of the D-CODE paper against results/tables/dcode_rank.csv."""
-    ours = pd.read_csv(ours_csv) if ours_csv else pd.DataFrame(columns=["observation"])
-    ours = ours[ours["observation"] == "counts"]  # the table's reading; per-token is a second
+    """Table 2 of the D-CODE paper against results/tables/dcode_rank.csv (the rows with the
+    paper's values: NIPS's count-weighted block; own datasets' rows have none)."""
+    ours = pd.read_csv(ours_csv) if ours_csv else pd.DataFrame(columns=["paper"])
+    ours = ours[ours["paper"].notna()]  # the table's reading; per-token is a second
     by_key = {(r.n_authors, r.n_words, r.method): r for r in ours.itertuples()}
     rows = []
     for p in pd.read_csv(paper_csv).itertuples():

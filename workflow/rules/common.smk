@@ -272,19 +272,21 @@ def left_out_reasons(paper):
 
 
 @functools.cache
-def own_count(name):
-    """own.count_items of own dataset `name`, read once however many papers ask."""
+def own_facts(name):
+    """own.entry_facts of own dataset `name` (its item count; a long co-occurrence table's
+    rows, columns and periods), read once however many papers ask."""
     from embedlab.datasets import own
 
-    return own.count_items(OWN_DATASETS[name])
+    return own.entry_facts(OWN_DATASETS[name])
 
 
-def with_own_datasets(paper, names, perplexity=None):
+def with_own_datasets(paper, names, perplexity=None, val_steps=None):
     """A paper's datasets `names` (checked), then the own datasets of the paper's kind that
     it can use and its section takes (`<paper>.own_datasets`: all, none or a list of names);
     those of its kind that it cannot use are recorded in OWN_PLACES with the reason.
     `perplexity(name)`: the perplexity the paper builds a P of a vectors dataset with (it
-    needs more points than that)."""
+    needs more points than that); `val_steps`: D-CODE's validation periods (it needs more
+    periods than that)."""
     check_dataset_names(names, f"config {paper}.datasets")
     wanted = config[paper]["own_datasets"]
     if isinstance(wanted, list):
@@ -299,19 +301,20 @@ def with_own_datasets(paper, names, perplexity=None):
     )
     if not chosen:
         return list(names)
-    from embedlab.datasets import own
+    from embedlab.datasets import own_papers
 
     usable = []
     for name in chosen:
         entry = OWN_DATASETS[name]
-        if not own.PAPER_NEEDS[paper].takes(entry["kind"]):
+        if not own_papers.PAPER_NEEDS[paper].takes(entry["kind"]):
             continue  # another kind's paper: nothing to report
-        why = own.paper_problems(
+        why = own_papers.paper_problems(
             paper,
             entry["kind"],
-            n=own_count(name),
+            **own_facts(name),
             has_labels="labels" in entry,
             perplexity=None if perplexity is None else perplexity(name),
+            val_steps=val_steps,
         )
         OWN_PLACES[name][paper] = "; ".join(why)
         if not why and name not in names:

@@ -2,6 +2,11 @@
 
 validate(config["dcode"], schema="../schemas/dcode.schema.yaml")
 DCODE = config["dcode"]
+# own co-occurrence datasets: Table 2's protocol (rows of the rank table) and, where Fig. 4 is
+# drawn, its map of their last period (experiments/dcode/own.py); those with too few periods
+# or items are left out with the reason (OWN_PLACES)
+DCODE_OWN = with_own_datasets("dcode", [], val_steps=DCODE["val_steps"])
+DCODE_OWN_MAPS = DCODE_OWN if "fig4" in DCODE["figures"] else []
 PAPER_TARGETS["dcode"] = (
     [
         "results/tables/dcode_rank.csv",
@@ -14,12 +19,28 @@ PAPER_TARGETS["dcode"] = (
         ext=["png", "pdf"],
     )
     + [f"results/tables/dcode_{fig}.csv" for fig in DCODE["figures"] if fig != "fig3"]
+    + expand(
+        "results/figures/dcode_map_{dataset}.{ext}",
+        dataset=DCODE_OWN_MAPS,
+        ext=["png", "pdf"],
+    )
+    + [f"results/tables/dcode_map_{dataset}.csv" for dataset in DCODE_OWN_MAPS]
 )
 
 
 # one Table 2 result file per observation model and subset size ("20,188" -> 20a_188w)
 DCODE_SIZE_FILES = [
     "results/dcode/rank_{}_{}a_{}w.json".format(observation, *size.split(","))
+    for observation in DCODE["observations"]
+    for size in DCODE["sizes"]
+]
+# the same per own dataset, each size scaled to the dataset's pool (the file keeps the
+# paper's size it scales)
+DCODE_OWN_FILES = [
+    "results/dcode/own/{}/rank_{}_{}a_{}w.json".format(
+        dataset, observation, *size.split(",")
+    )
+    for dataset in DCODE_OWN
     for observation in DCODE["observations"]
     for size in DCODE["sizes"]
 ]
@@ -53,10 +74,42 @@ rule dcode_rank:
         STEP_SCRIPT
 
 
+rule dcode_own_rank:
+    """Table 2's protocol on an own co-occurrence dataset for one observation model and one
+    of the paper's subset sizes, scaled to the dataset's pool: validation of the D-CODE
+    variances on the periods before the last, then every method on the last period."""
+    input:
+        corpus=lambda wc: artifact(wc.dataset),
+    output:
+        result="results/dcode/own/{dataset}/rank_{observation}_{a}a_{w}w.json",
+    log:
+        "logs/dcode/own/{dataset}/rank_{observation}_{a}a_{w}w.log",
+    benchmark:
+        "logs/benchmarks/dcode_own_rank/dcode/own/{dataset}/rank_{observation}_{a}a_{w}w.tsv"
+    wildcard_constraints:
+        dataset="|".join(DCODE_OWN) or "(?!)",
+        observation="counts|per_token",
+        a=r"\d+",
+        w=r"\d+",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=3000,
+        runtime=90,
+    params:
+        step="dcode.own_rank",
+        code=step_code("dcode.own_rank"),
+        settings=step_settings("dcode.own_rank"),
+    script:
+        STEP_SCRIPT
+
+
 rule dcode_table:
-    """Table 2: our median ranks (mean ± s.e. over subsets) beside the paper's."""
+    """Table 2: our median ranks (mean ± s.e. over subsets) beside the paper's, then the own
+    datasets' rows (and those the table leaves out, with the reason)."""
     input:
         results=DCODE_SIZE_FILES,
+        own_results=DCODE_OWN_FILES,
         paper="config/paper_values/dcode_table2.csv",
     output:
         csv=report(
@@ -79,7 +132,7 @@ rule dcode_table:
     params:
         step="dcode.table",
         code=step_code("dcode.table"),
-        settings={},
+        settings=step_settings("dcode.table", left_out=left_out_reasons("dcode")),
     script:
         STEP_SCRIPT
 
@@ -193,5 +246,43 @@ rule dcode_fig5:
         step="dcode.pairs",
         code=step_code("dcode.pairs"),
         settings=lambda wc: step_settings("dcode.pairs", seed=DCODE["seed"]),
+    script:
+        STEP_SCRIPT
+
+
+rule dcode_own_map:
+    """Fig. 4's map of an own co-occurrence dataset: D-CODE of its rows and columns over every
+    period, the last period's means (table: the coordinates)."""
+    input:
+        corpus=lambda wc: artifact(wc.dataset),
+    output:
+        png=report(
+            "results/figures/dcode_map_{dataset}.png",
+            caption="../report/dcode_own_map.rst",
+            category="D-CODE",
+            labels={"figure": "map {dataset}"},
+        ),
+        pdf="results/figures/dcode_map_{dataset}.pdf",
+        coordinates=report(
+            "results/tables/dcode_map_{dataset}.csv",
+            caption="../report/dcode_own_map.rst",
+            category="D-CODE",
+            labels={"table": "map {dataset} data"},
+        ),
+    log:
+        "logs/dcode/map_{dataset}.log",
+    benchmark:
+        "logs/benchmarks/dcode_own_map/dcode/map_{dataset}.tsv"
+    wildcard_constraints:
+        dataset="|".join(DCODE_OWN) or "(?!)",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        step="dcode.own_map",
+        code=step_code("dcode.own_map"),
+        settings=lambda wc: step_settings("dcode.own_map", seed=DCODE["seed"]),
     script:
         STEP_SCRIPT

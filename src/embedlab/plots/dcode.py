@@ -75,9 +75,19 @@ def synthetic_figure(model, names, ranks: pd.DataFrame, epochs) -> Figure:
     return fig
 
 
-def nips_figure(embedding, author_names, word_names, counts, title: str) -> Figure:
-    """Fig. 4: authors (red, surnames) and words (black) at the last step, labels placed
-    without overlap in order of frequency and spread over the map."""
+def nips_figure(
+    embedding,
+    author_names,
+    word_names,
+    counts,
+    title: str,
+    author_label=surname,
+    roles: tuple[str, str] = ("authors", "words"),
+) -> Figure:
+    """Fig. 4: authors (red, labelled ``author_label(name)``: surnames) and words (black) at
+    the last step, labels placed without overlap in order of frequency and spread over the
+    map; ``roles`` names the two kinds of entity in the title (an own dataset's map: row and
+    column items)."""
     embedding = np.asarray(embedding, dtype=np.float64)
     A = len(author_names)
     if embedding.shape != (A + len(word_names), 2):
@@ -92,13 +102,15 @@ def nips_figure(embedding, author_names, word_names, counts, title: str) -> Figu
     ax.set_ylim(lo[1] - pad[1], hi[1] + pad[1])
     ax.set_xticks([])
     ax.set_yticks([])
-    ax.set_title(f"D-CODE embedding, {title}: {A} authors (red), {len(word_names)} words")
+    ax.set_title(
+        f"D-CODE embedding, {title}: {A} {roles[0]} (red), {len(word_names)} {roles[1]}"
+    )
     inside = ((embedding >= lo - pad) & (embedding <= hi + pad)).all(axis=1)
     author_order = np.flatnonzero(inside[:A])
     freq = np.asarray(counts, dtype=np.float64).sum(axis=0) + 1.0
     word_idx = np.flatnonzero(inside[A:])
     word_order = A + word_idx[spread_order(embedding[A:][word_idx], freq[word_idx])]
-    labels = [surname(n) for n in author_names] + list(word_names)
+    labels = [author_label(n) for n in author_names] + list(word_names)
     colors = ["tab:red"] * A + ["black"] * len(word_names)
     sizes = [9.0] * A + [7.0] * len(word_names)
     place_labels(

@@ -8,6 +8,7 @@ and Figs. 3-5.
 - :mod:`.rank`: one Table 2 job, validation then every method on the test year's papers;
 - :mod:`.table`: Table 2 from the jobs' result files (no method imported);
 - :mod:`.figures`: the data of Figs. 3-5;
+- :mod:`.own`: Table 2's protocol and Fig. 4's map on a user's own co-occurrence table;
 - :mod:`.settings`: each step's settings (the config's ``dcode`` section, schema
   ``workflow/schemas/dcode.schema.yaml``);
 - :mod:`.steps`: the workflow's steps (paths in, files out).

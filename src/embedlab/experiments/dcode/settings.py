@@ -10,8 +10,9 @@ from typing import ClassVar
 from embedlab.settings import Derived, Settings
 
 #: properties of the config section (key) that the workflow reads to lay out the jobs, not a
-#: step: the Table 2 subset sizes (one job each) and which figures are drawn
-WORKFLOW_KEYS = {"dcode": {"sizes", "figures"}}
+#: step: the Table 2 subset sizes (one job each), which figures are drawn and which own
+#: co-occurrence datasets run
+WORKFLOW_KEYS = {"dcode": {"sizes", "figures", "own_datasets"}}
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,8 @@ class RankSettings(Settings):
 
     ``observations`` says which block runs what: the first runs every method and the
     references, the others the D-CODE variants only (the baselines do not depend on the
-    observation model)."""
+    observation model). An own dataset's job (:mod:`.own`) takes the same settings; its
+    ``fit_step`` is the dataset's last period but one and its pool is capped by ``pool``."""
 
     pool: tuple[int, ...]  # (authors, words) of the pool the subsets are drawn from
     subsets: int
@@ -39,6 +41,13 @@ class RankSettings(Settings):
 
 
 @dataclass(frozen=True)
+class TableSettings(Settings):
+    """``dcode``: Table 2's page (:mod:`.table`)."""
+
+    left_out: Derived[dict]  # own dataset -> why the paper does not run it
+
+
+@dataclass(frozen=True)
 class SyntheticFigureSettings(Settings):
     """``dcode.figures.fig3``: the synthetic sequence's ellipses and rank trajectories."""
 
@@ -52,7 +61,7 @@ class SyntheticFigureSettings(Settings):
 @dataclass(frozen=True)
 class EmbeddingFigureSettings(Settings):
     """``dcode.figures.fig4``: the last NIPS volume's embedding of the most prolific authors
-    and their words."""
+    and their words; an own dataset's map of its last period (:mod:`.own`) takes the same."""
 
     section: ClassVar[str] = "dcode.figures.fig4"
 

@@ -20,6 +20,7 @@ from embedlab.experiments.dcode.settings import (
     PairsFigureSettings,
     RankSettings,
     SyntheticFigureSettings,
+    TableSettings,
 )
 from embedlab.experiments.dcode.subsets import items_of
 from embedlab.experiments.dcode.table import rank_table, table_markdown
@@ -34,12 +35,23 @@ def rank(settings: RankSettings, *, corpus, result, observation, a, w) -> None:
     artifacts.write_text_atomic(result, json.dumps(outcome, indent=1, default=float))
 
 
-def table(*, results, paper, csv, md, md_long) -> None:
-    """Table 2: our median ranks beside the paper's (csv and its long markdown), and the
-    markdown page with the paired tests and the validated variances."""
-    long, tests, meta = rank_table(results, paper)
+def own_rank(settings: RankSettings, *, corpus, result, dataset, observation, a, w) -> None:
+    """Table 2's protocol on own co-occurrence dataset ``dataset`` for the paper's size ``a``
+    authors, ``w`` words, scaled to the dataset's pool (JSON, as :func:`rank`'s)."""
+    from embedlab.experiments.dcode.own import rank_own
+
+    art = artifacts.load_files(corpus, "cooccurrence")
+    outcome = rank_own(art, (int(a), int(w)), observation, settings, dataset)
+    artifacts.write_text_atomic(result, json.dumps(outcome, indent=1, default=float))
+
+
+def table(settings: TableSettings, *, results, own_results, paper, csv, md, md_long) -> None:
+    """Table 2: our median ranks beside the paper's, then the own datasets' (csv and its long
+    markdown), and the markdown page with the paired tests, the validated variances and the
+    own datasets left out."""
+    long, tests, meta = rank_table(results, paper, own_results)
     tables.write_table(long, csv, md_long, measured=(), title="D-CODE Table 2 (long form)")
-    artifacts.write_text_atomic(md, table_markdown(long, tests, meta))
+    artifacts.write_text_atomic(md, table_markdown(long, tests, meta, settings.left_out))
 
 
 def synthetic(settings: SyntheticFigureSettings, *, corpus, png, pdf, ranks) -> None:
@@ -54,21 +66,35 @@ def synthetic(settings: SyntheticFigureSettings, *, corpus, png, pdf, ranks) -> 
     save_figure(synthetic_figure(model, names, by_step, settings.epochs), stem_of(png, pdf))
 
 
-def embedding(settings: EmbeddingFigureSettings, *, corpus, png, pdf, coordinates) -> None:
-    """Fig. 4: the last NIPS volume's embedding (figure and coordinates)."""
+def _save_embedding(placed, coordinates, png, pdf, title: str, **labelling) -> None:
+    """A Fig. 4 embedding's coordinates (csv) and its drawing (png, pdf); ``labelling``:
+    :func:`embedlab.plots.dcode.nips_figure`'s ``author_label`` and ``roles``."""
     from embedlab.plots.common import save_figure, stem_of
     from embedlab.plots.dcode import nips_figure
 
-    placed = last_volume_embedding(artifacts.load_files(corpus, "cooccurrence"), settings)
     tables.write_csv(placed.coordinates, coordinates, measured=())
-    drawn = nips_figure(
-        placed.coordinates[["x", "y"]].to_numpy(),
-        placed.authors,
-        placed.words,
-        placed.counts,
-        placed.title,
-    )
+    xy = placed.coordinates[["x", "y"]].to_numpy()
+    drawn = nips_figure(xy, placed.authors, placed.words, placed.counts, title, **labelling)
     save_figure(drawn, stem_of(png, pdf))
+
+
+def embedding(settings: EmbeddingFigureSettings, *, corpus, png, pdf, coordinates) -> None:
+    """Fig. 4: the last NIPS volume's embedding (figure and coordinates)."""
+    placed = last_volume_embedding(artifacts.load_files(corpus, "cooccurrence"), settings)
+    _save_embedding(placed, coordinates, png, pdf, placed.title)
+
+
+def own_map(
+    settings: EmbeddingFigureSettings, *, corpus, png, pdf, coordinates, dataset
+) -> None:
+    """Fig. 4's map of own co-occurrence dataset ``dataset``'s last period (figure and
+    coordinates)."""
+    from embedlab.experiments.dcode.own import last_period_map
+
+    placed = last_period_map(artifacts.load_files(corpus, "cooccurrence"), settings)
+    title = f"{dataset}, period {placed.title}"
+    roles = ("row items", "column items")
+    _save_embedding(placed, coordinates, png, pdf, title, author_label=str, roles=roles)
 
 
 def pairs(settings: PairsFigureSettings, *, corpus, png, pdf, trajectories) -> None:
