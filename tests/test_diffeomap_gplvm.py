@@ -16,6 +16,8 @@ from embedlab.experiments.diffeomap.scoring import class_errors
 from embedlab.experiments.diffeomap.settings import BcGplvmSettings
 from embedlab.steps import call
 
+from .helpers import save_labelled_vectors
+
 #: the data as they are: no subset, PCA or author classes
 AS_IS = {"subsample": None, "pca_dims": None, "top_authors": None, "author_match": "exactly_one",
          "use_labels": True, "centre_frames": False}  # fmt: skip
@@ -35,15 +37,7 @@ def rings(tmp_path):
     X[:, 0], X[:, 1] = np.cos(angle), np.sin(angle)
     X[:, 2] = 3.0 * labels
     X += 0.05 * rng.normal(size=X.shape)
-    art = artifacts.Artifact(
-        kind="vectors",
-        arrays={"X": X, "labels": labels},
-        items=pd.DataFrame({"name": [f"p{i}" for i in range(45)]}),
-        meta={},
-    )
-    folder = tmp_path / "rings"
-    artifacts.save(art, folder, "rings")
-    return folder
+    return save_labelled_vectors(tmp_path / "rings", X, labels)
 
 
 def files(folder):

@@ -9,9 +9,11 @@ the latent points X (m x 2):
     K_ij = s^2 exp(-||x_i - x_j||^2 / (2 l^2)) + b          (RBF plus bias)
 
 (the white-noise term sigma^2 is GPy's Gaussian likelihood), maximised in X, s^2, l, b and
-sigma^2; the map is X. ``inducing`` 0: the exact GP (``GPy.models.GPLVM``); M > 0: Titsias'
-variational lower bound with M inducing inputs, optimised with them (``SparseGPLVM``, GPy's
-VarDTC; its FITC fails GPy's own gradient check for more than one output column).
+sigma^2; the map is X. No prior on X (the authors' toolbox adds a unit Gaussian one; GPy's
+back-constrained model has no place for it, so neither model takes it). ``inducing`` 0:
+the exact GP (``GPy.models.GPLVM``); M > 0: Titsias' variational lower bound with M inducing
+inputs, optimised with them (``SparseGPLVM``, GPy's VarDTC; its FITC fails GPy's own
+gradient check for more than one output column).
 
 Back constraint. X = g(Y), the likelihood maximised in g's parameters, so points near in the
 data stay near in the map (``GPy.models.BCGPLVM``; :class:`SparseBCGPLVM` wires GPy's
@@ -132,7 +134,8 @@ def build_model(Y: np.ndarray, settings: GplvmSettings | BcGplvmSettings) -> tup
         )
     elif isinstance(settings, BcGplvmSettings):
         mapping = back_mapping(Y, settings)
-        facts["start_rms_from_pca"] = fit_mapping(mapping, Y, X0, settings.back_init_iters)
+        rms = fit_mapping(mapping, Y, X0, settings.back_init_iters)
+        facts["start_rms_from_pca"] = round(rms, 6)
         model = (
             SparseBCGPLVM(Y, mapping, kernel(), settings.inducing)
             if sparse
