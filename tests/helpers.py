@@ -8,11 +8,26 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
+from embedlab import artifacts
 from embedlab.methods.neighbour import validate_affinities
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def save_labelled_vectors(folder: Path, X: np.ndarray, labels: np.ndarray) -> Path:
+    """A vectors artifact of rows X with class ``labels`` (items p0, p1, ...) saved in
+    ``folder``, named as the folder; returns the folder."""
+    art = artifacts.Artifact(
+        kind="vectors",
+        arrays={"X": X, "labels": labels},
+        items=pd.DataFrame({"name": [f"p{i}" for i in range(len(X))]}),
+        meta={},
+    )
+    artifacts.save(art, folder, folder.name)
+    return folder
 
 
 def random_P(n: int, seed: int, density: float = 0.2) -> sp.csr_matrix:

@@ -19,6 +19,7 @@ from embedlab.datasets.school import build as build_school
 from embedlab.experiments.tste.protocol import METHOD_ORDER
 
 from .conftest import REPO
+from .helpers import save_labelled_vectors
 
 BENCH = REPO / "benchmarks"
 
@@ -140,3 +141,13 @@ def test_folds_replay_reads_metric_files(tmp_path):
     )  # fmt: skip
     assert "paper_text: " in out and "authors_code: " in out
     assert "claim verdicts change with the first 2 folds" in out
+
+
+def test_isomap_neighbourhood_bench_counts_components_and_errors(tmp_path):
+    """Two far-apart blobs: the k-NN graph has two components, each embedded alone."""
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(2), 20)
+    X = rng.normal(size=(40, 3)) + 50.0 * labels[:, None]
+    toy = save_labelled_vectors(tmp_path / "toy", X, labels)
+    out = run_script("bench_isomap_vowel.py", "--artifact", str(toy), "--k", "5")
+    assert "| 5 | 2 | 20 |" in out

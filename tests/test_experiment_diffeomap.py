@@ -18,6 +18,8 @@ from embedlab.experiments.diffeomap.table import COMPARED, STAGE_ORDER
 from embedlab.settings import SettingsError
 from embedlab.steps import call
 
+from .helpers import save_labelled_vectors
+
 REPO = Path(__file__).resolve().parents[1]
 #: a cheap stage (p, n_basis, max_iter)
 STAGE = {"p": 3, "n_basis": 20, "max_iter": 8}
@@ -64,15 +66,7 @@ def blobs(tmp_path):
     centres = rng.normal(scale=4.0, size=(3, 5))
     labels = np.repeat(np.arange(3), 12)
     X = centres[labels] + rng.normal(size=(36, 5))
-    art = artifacts.Artifact(
-        kind="vectors",
-        arrays={"X": X, "labels": labels},
-        items=pd.DataFrame({"name": [f"p{i}" for i in range(36)]}),
-        meta={},
-    )
-    folder = tmp_path / "blobs"
-    artifacts.save(art, folder, "blobs")
-    return folder
+    return save_labelled_vectors(tmp_path / "blobs", X, labels)
 
 
 def test_author_classes_keeps_papers_with_exactly_one_top_author():

@@ -12,7 +12,7 @@ registry becomes one line: the paper's value, ours, the difference and a verdict
 * ``differs`` -- a dataset count that is not the paper's (neither better nor worse);
 * ``not comparable`` -- measured on a reduced run (a subsampled quick configuration);
 * ``not reproduced`` -- with the reason in ``note`` (paper not in this run's configuration,
-  cell not run, method quoted from the paper and not rerun);
+  cell or method not run);
 * ``no paper value`` -- a user's own dataset (config ``own_datasets``): one line per table
   that holds it, so the summary shows where it went.
 
@@ -105,7 +105,8 @@ def diffeomap_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
 
     Ours: for Diffeomap the headline, the best full-set run (the exact method, its map the
     learned flow), with the paper's reduced-set approximation (the table's labelled ``final``
-    row) in the note; for the others the scikit-learn baseline of that name.
+    row) in the note; for the others the baseline of that name (scikit-learn's PCA and
+    Isomap, GPy's GP-LVM and back-constrained GP-LVM).
     """
     ours = pd.read_csv(ours_csv) if ours_csv else pd.DataFrame(columns=["dataset", "stage"])
     ours = ours[ours["label"].fillna("") != ""] if "label" in ours else ours.iloc[0:0]
@@ -116,9 +117,7 @@ def diffeomap_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
         headline = "full_set" if p.method == "diffeomap" else "baseline"
         r = by_key.get((p.dataset, p.method, headline))
         if r is None:
-            note = _missing(ours_csv, "diffeomap") or (
-                "quoted from the paper, not rerun" if "not rerun" in str(p.note) else "not run"
-            )
+            note = _missing(ours_csv, "diffeomap") or "not run in this configuration"
             rows.append(_row("Diffeomap", "1-NN", item, p.value, note=note))
             continue
         verdict = "not comparable" if r.verdict.startswith("subsampled") else r.verdict

@@ -131,14 +131,60 @@ rule diffeomap_baselines:
         STEP_SCRIPT
 
 
+rule diffeomap_gplvm:
+    """A dataset's GP-LVM map through GPy (diffeomap.gplvm: the authors' toolbox settings),
+    with its 1-NN errors, laid out as a baselines file."""
+    input:
+        data=lambda wc: artifact(wc.dataset),
+    output:
+        npz="results/embeddings/diffeomap/{dataset}/gplvm.npz",
+    log:
+        "logs/diffeomap/{dataset}/gplvm.log",
+    benchmark:
+        "logs/benchmarks/diffeomap_gplvm/diffeomap/{dataset}/gplvm.tsv"
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        step="diffeomap.gplvm",
+        code=step_code("diffeomap.gplvm"),
+        settings=lambda wc: step_settings(
+            "diffeomap.gplvm", wc.dataset, seed=DIFFEOMAP["seed"], **diffeomap_data(wc)
+        ),
+    script:
+        STEP_SCRIPT
+
+
+use rule diffeomap_gplvm as diffeomap_bc_gplvm with:
+    output:
+        npz="results/embeddings/diffeomap/{dataset}/bc_gplvm.npz",
+    log:
+        "logs/diffeomap/{dataset}/bc_gplvm.log",
+    benchmark:
+        "logs/benchmarks/diffeomap_bc_gplvm/diffeomap/{dataset}/bc_gplvm.tsv"
+    params:
+        step="diffeomap.bc_gplvm",
+        code=step_code("diffeomap.bc_gplvm"),
+        settings=lambda wc: step_settings(
+            "diffeomap.bc_gplvm",
+            wc.dataset,
+            seed=DIFFEOMAP["seed"],
+            **diffeomap_data(wc),
+        ),
+
+
 rule diffeomap_table:
-    """LOO 1-NN errors (vowel) / 1-NN accuracy (NIPS text) beside the paper's numbers."""
+    """LOO 1-NN errors (vowel) / 1-NN accuracy (NIPS text) beside the paper's numbers; the
+    GP-LVM maps of the table datasets that diffeomap.gplvm names are baseline rows."""
     input:
         results=expand(
             "results/embeddings/diffeomap/{dataset}/{stage}.npz",
             dataset=DIFFEOMAP["table_datasets"],
             stage=["full_set", "final", "grid", "baselines"],
         ),
+        gplvm_maps=diffeomap_gplvm_files(DIFFEOMAP["table_datasets"]),
         paper="config/paper_values/diffeomap_1nn.csv",
     output:
         csv=report(
@@ -195,12 +241,16 @@ rule diffeomap_author_sets:
 
 
 rule diffeomap_figure:
-    """Figs. 2 (mocap), 3 (vowel, PCA beside Diffeomap), 4 (USPS with thumbnails), each from
-    the dataset's full-set (exact) flow."""
+    """Figs. 2 (mocap, beside its GP-LVM maps where diffeomap.gplvm names it), 3 (vowel, PCA
+    beside Diffeomap), 4 (USPS with thumbnails), each from the dataset's full-set (exact)
+    flow."""
     input:
         fits=lambda wc: f"results/embeddings/diffeomap/{DIFFEOMAP_FIGURES[wc.fig]}/full_set.npz",
         baseline_file=lambda wc: f"results/embeddings/diffeomap/{DIFFEOMAP_FIGURES[wc.fig]}/baselines.npz",
         data=lambda wc: artifact(DIFFEOMAP_FIGURES[wc.fig]),
+        gplvm_maps=lambda wc: diffeomap_gplvm_files(
+            ["mocap"] if wc.fig == "fig2" else []
+        ),
     output:
         png=report(
             "results/figures/diffeomap_{fig}.png",

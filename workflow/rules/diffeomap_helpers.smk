@@ -88,6 +88,17 @@ def diffeomap_full_set_point_files(wildcards):
     )
 
 
+def diffeomap_gplvm_files(datasets):
+    """The GP-LVM files (one per model of diffeomap.gplvm.methods) of those of `datasets`
+    that diffeomap.gplvm.datasets names."""
+    gplvm = DIFFEOMAP["gplvm"]
+    return expand(
+        "results/embeddings/diffeomap/{dataset}/{method}.npz",
+        dataset=[name for name in datasets if name in gplvm["datasets"]],
+        method=gplvm["methods"],
+    )
+
+
 # the 1-NN table's derived `left_out`: the own datasets the paper leaves out, and why
 DIFFEOMAP_LEFT_OUT = left_out_reasons("diffeomap")
 # the author sets' derived `pca_dims`: the PCA of nips_text's fits (no entry: no author-sets

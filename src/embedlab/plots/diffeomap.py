@@ -1,6 +1,7 @@
 """Figures of the Diffeomap paper, one function each (Agg canvas, no pyplot state).
 
-* :func:`temporal_figure`     Fig. 2  mocap: the map, frames joined in temporal order
+* :func:`temporal_figure`     Fig. 2  mocap: the map, frames joined in temporal order (beside
+  the GP-LVM maps)
 * :func:`side_by_side_figure` Fig. 3  vowel: 2-D PCA beside Diffeomap, coloured by class
 * :func:`thumbnails_figure`   Fig. 4  USPS 0-4: map coloured by digit + digit images drawn at
   the positions of a non-overlapping subset
@@ -24,12 +25,14 @@ def _temporal(ax, Y, title):
     return sc
 
 
-def temporal_figure(flow: np.ndarray, title: str) -> Figure:
-    """Fig. 2: the map (the learned flow applied to the frames), frames joined in order."""
-    fig = new_figure(figsize=(5.5, 4.2))
-    ax = fig.subplots(1, 1)
-    sc = _temporal(ax, flow, title)
-    fig.colorbar(sc, ax=ax, label="frame", shrink=0.8)
+def temporal_figure(maps: list[tuple[np.ndarray, str]]) -> Figure:
+    """Fig. 2: each (map, title) of ``maps`` a panel, frames joined in temporal order: the
+    Diffeomap map (the learned flow applied to the frames) first, then the GP-LVM maps."""
+    fig = new_figure(figsize=(0.8 + 5.2 * len(maps), 4.6))
+    axes = np.atleast_1d(fig.subplots(1, len(maps)))
+    for ax, (Y, title) in zip(axes, maps, strict=True):
+        sc = _temporal(ax, Y, title)
+    fig.colorbar(sc, ax=list(axes), label="frame", shrink=0.8)
     return fig
 
 

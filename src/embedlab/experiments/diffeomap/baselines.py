@@ -32,7 +32,8 @@ def baseline_maps(
     artifact_dir: str | Path, settings: BaselineSettings, dataset: str
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """(arrays, info) of a baselines file: ``map_<method>`` of each of ``settings.baselines``
-    and ``rows``; info ``{"meta", "runs"}``, one run per method with its 1-NN errors."""
+    and ``rows``; info ``{"meta", "runs"}``, one run per method with its 1-NN errors and the
+    settings it was made with (``params``)."""
     preparation = settings.preparation
     X, classes, info = prepare(artifact_dir, preparation, settings.seed)
     arrays, table = {}, []
@@ -46,7 +47,7 @@ def baseline_maps(
                 "errors": errors,
                 "n_labelled": n_lab,
                 "seconds": round(time.perf_counter() - t0, 2),
-                "n_neighbors": settings.isomap_neighbors if method == "isomap" else None,
+                "params": {"n_neighbors": settings.isomap_neighbors} if method == "isomap" else {},
             }
         )
         arrays[f"map_{method}"] = Y

@@ -9,6 +9,7 @@ a changed entry reruns that dataset's jobs only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from embedlab.settings import Derived, Settings
 
@@ -26,7 +27,9 @@ WORKFLOW_KEYS = {
         "grid_settings",
         "final_settings",
         "full_set",
-    }
+    },
+    # which datasets get the GP-LVM maps, and which of the two models
+    "diffeomap.gplvm": {"datasets", "methods"},
 }
 
 
@@ -81,3 +84,37 @@ class AuthorSetSettings(Settings):
 
     seed: int
     pca_dims: Derived[int | None]  # of nips_text's entry
+
+
+@dataclass(frozen=True)
+class GplvmSettings(Settings):
+    """``diffeomap.gplvm``: one dataset's GP-LVM map through GPy (per-dataset values resolved;
+    :mod:`.gplvm`)."""
+
+    section: ClassVar[str] = "diffeomap.gplvm"
+
+    inducing: int  # 0: the exact GP; M > 0: GPy's variational sparse GP, M inducing inputs
+    max_iter: int  # optimiser iterations
+    optimizer: str  # GPy's name of the optimiser ("scg", "lbfgsb")
+    data_scale: float  # the centred data divided by this before the fit
+    seed: Derived[int]  # diffeomap.seed
+    preparation: Derived[Preparation]  # the dataset's entry, made with the settings
+
+
+@dataclass(frozen=True)
+class BcGplvmSettings(Settings):
+    """``diffeomap.gplvm``: one dataset's back-constrained GP-LVM map through GPy: the fields
+    of :class:`GplvmSettings` (a settings class inherits none) and the back constraint's."""
+
+    section: ClassVar[str] = "diffeomap.gplvm"
+
+    inducing: int
+    max_iter: int
+    optimizer: str
+    data_scale: float
+    back_constraint: str  # "mlp" or "rbf": the mapping g with X = g(Y)
+    mlp_hidden: int  # hidden units of the MLP back constraint
+    rbf_inverse_width: float  # gamma of the rbf back constraint, exp(-gamma/2 ||y - y'||^2)
+    back_init_iters: int  # L-BFGS iterations fitting the MLP to the PCA start
+    seed: Derived[int]
+    preparation: Derived[Preparation]

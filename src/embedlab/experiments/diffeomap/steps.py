@@ -1,6 +1,6 @@
 """The Diffeomap steps of the workflow (run by :mod:`embedlab.steps`): paths in, files out;
-the computations are :mod:`.fits`, :mod:`.gather`, :mod:`.baselines`, :mod:`.table`,
-:mod:`.authors` and :mod:`.figures`.
+the computations are :mod:`.fits`, :mod:`.gather`, :mod:`.baselines`, :mod:`.gplvm`,
+:mod:`.table`, :mod:`.authors` and :mod:`.figures`.
 
 A step's fingerprint follows names (embedlab.codeprint): no local variable or input here is
 named as a step, or that step's code would count as this one's.
@@ -16,7 +16,9 @@ from embedlab.experiments.diffeomap.gather import gather as gather_points
 from embedlab.experiments.diffeomap.settings import (
     AuthorSetSettings,
     BaselineSettings,
+    BcGplvmSettings,
     FitSettings,
+    GplvmSettings,
     TableSettings,
 )
 from embedlab.experiments.diffeomap.table import results_table
@@ -53,10 +55,29 @@ def baselines(settings: BaselineSettings, *, data, npz, dataset) -> None:
     runs.save_npz(npz, arrays, info)
 
 
-def table(settings: TableSettings, *, results, paper, csv, md) -> None:
-    """The 1-NN table of the fit and baselines files ``results`` beside the paper's values."""
+def gplvm(settings: GplvmSettings, *, data, npz, dataset) -> None:
+    """One dataset's GP-LVM map (GPy) with its 1-NN errors, laid out as a baselines file."""
+    _gp_lvm_map(settings, data, npz, dataset)
+
+
+def bc_gplvm(settings: BcGplvmSettings, *, data, npz, dataset) -> None:
+    """One dataset's back-constrained GP-LVM map (GPy), laid out as a baselines file."""
+    _gp_lvm_map(settings, data, npz, dataset)
+
+
+def _gp_lvm_map(settings, data, npz, dataset) -> None:
+    # GPy is imported by the GP-LVM steps only (its import costs about a second)
+    from embedlab.experiments.diffeomap.gplvm import gplvm_file
+
+    arrays, info = gplvm_file(artifacts.folder_of(data), settings, dataset)
+    runs.save_npz(npz, arrays, info)
+
+
+def table(settings: TableSettings, *, results, paper, csv, md, gplvm_maps=()) -> None:
+    """The 1-NN table of the fit and baselines files ``results`` and the GP-LVM files
+    ``gplvm_maps`` beside the paper's values."""
     tables.write_table(
-        results_table(results, paper),
+        results_table([*results, *gplvm_maps], paper),
         csv,
         md,
         measured=["seconds"],
@@ -76,10 +97,11 @@ def author_sets(settings: AuthorSetSettings, *, data, csv, md) -> None:
     )
 
 
-def figure(*, fits, baseline_file, data, png, pdf, fig) -> None:
-    """Fig. 2, 3 or 4 (``fig``) from the best run of the fit file ``fits``."""
+def figure(*, fits, baseline_file, data, png, pdf, fig, gplvm_maps=()) -> None:
+    """Fig. 2, 3 or 4 (``fig``) from the best run of the fit file ``fits``; Fig. 2 with the
+    maps of the GP-LVM files ``gplvm_maps`` beside it."""
     from embedlab.experiments.diffeomap.figures import paper_figure
     from embedlab.plots.common import save_figure, stem_of
 
-    drawn = paper_figure(fig, fits, artifacts.folder_of(data), baseline_file)
+    drawn = paper_figure(fig, fits, artifacts.folder_of(data), baseline_file, gplvm_maps)
     save_figure(drawn, stem_of(png, pdf), tight=True)
