@@ -68,6 +68,8 @@ def test_verdict_cells_are_classed_and_coloured_by_what_they_say(tmp_path):
     assert [value for _, value in verdicts] == _summary()["verdict"].tolist()
     assert all(f"v-{value.replace(' ', '-')}" in cls for cls, value in verdicts)
     assert "table.embedlab-table .v-worse { background-color: #f7cdd0" in text
+    # the verdict column (the 7th) stays in sight on a table wider than the window
+    assert "table.embedlab-table tr > :nth-child(7) { position: sticky; right: 0;" in text
     assert [c[3] for c in main if c[1] == "th"] == COLUMNS
 
 

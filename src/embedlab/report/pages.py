@@ -54,6 +54,7 @@ table.embedlab-table th, table.embedlab-table td { border: 1px solid #d1d5db;
 table.embedlab-table thead th { position: sticky; top: 0; background: #f3f4f6; }
 table.embedlab-table tbody tr:nth-child(even) td { background-color: #fafafa; }
 table.embedlab-table td.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.embedlab-table td[class*=" v-"] { white-space: nowrap; }
 """
 
 
@@ -204,13 +205,25 @@ def table_html(df: pd.DataFrame) -> str:
     return styler.to_html(doctype_html=False)
 
 
+def _pinned_style(df: pd.DataFrame) -> str:
+    """CSS that keeps the verdict and ``holds`` columns of a table wider than the window at
+    its right edge, so every row's verdict stays in sight while the reader scrolls."""
+    return "".join(
+        f"table.embedlab-table tr > :nth-child({df.columns.get_loc(column) + 1}) "
+        "{ position: sticky; right: 0; box-shadow: -2px 0 3px rgba(0, 0, 0, 0.08); }\n"
+        for column in (VERDICT, HOLDS)
+        if column in df.columns
+    )
+
+
 def table_page(df: pd.DataFrame, *, title: str, source: str) -> str:
     """The page of table ``df`` (read from ``source``), titled ``title``."""
     shape = f"{len(df)} rows, {len(df.columns)} columns"
+    style = PAGE_STYLE + _verdict_style("table.embedlab-table") + _pinned_style(df)
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{html.escape(title)}</title>\n"
-        f"<style>{PAGE_STYLE}{_verdict_style('table.embedlab-table')}</style>\n"
+        f"<style>{style}</style>\n"
         "</head>\n<body>\n"
         f"<h1>{html.escape(title)}</h1>\n"
         f'<p class="source"><code>{html.escape(source)}</code>: {shape}</p>\n'
