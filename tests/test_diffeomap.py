@@ -312,7 +312,7 @@ def test_basis_uses_distinct_points_and_clips_with_a_warning():
         ({"lam": -1.0}, "lam=-1.0"),
         ({"p": 0}, "p=0"),
         ({"n_basis": 0}, "n_basis=0"),
-        ({"n_components": 2}, "n_components=2 must be below the 2 principal axes"),
+        ({"n_components": 2}, "n_components=2 must be below the number of principal axes of X: 2"),
         ({"optimizer": "adam"}, "optimizer='adam'"),
         (
             {"eps": 0.0, "n_basis": 5, "formulation": "charged"},
@@ -334,7 +334,7 @@ def test_bad_input_is_rejected():
     with pytest.raises(ValueError, match=r"1 NaN/inf values \(first at row 3, column 1"):
         Diffeomap(n_components=1).fit(X)
     model = Diffeomap(n_components=1, p=2, n_basis=5, max_iter=2).fit(parabola(m=10)[0])
-    with pytest.raises(ValueError, match="3 features; the model was fitted on 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but Diffeomap is expecting 2"):
         model.transform(np.zeros((2, 3)))
 
 

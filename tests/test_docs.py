@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from embedlab import docs
+from embedlab import docs, docs_layout, summary
 from embedlab.summary import COLUMNS
 
 from .conftest import REPO
@@ -79,7 +79,10 @@ def test_pages_are_filled_from_a_results_folder(tmp_path):
     counts = docs.verdict_counts(pd.read_csv(data / "tables" / "summary.csv", dtype=str))
     snest = counts.set_index("paper").loc["SNEST"]
     assert (snest["matched"], snest["better"], snest["worse"], snest["total"]) == (1, 1, 1, 3)
-    assert re.search(r"\| SNEST\s+\|\s+1 \|\s+1 \|\s+1 \|\s+0 \|\s+3 \|", page)
+    # on the page a row per verdict, a column per paper (D-CODE, SNEST, all)
+    assert re.search(r"\| verdict\s+\|\s+D-CODE \|\s+SNEST \|\s+all \|", page)
+    assert re.search(r"\| better\s+\|\s+0 \|\s+1 \|\s+1 \|", page)
+    assert re.search(r"\| total\s+\|\s+1 \|\s+3 \|\s+4 \|", page)
 
     # the same inputs give the same pages; another run's numbers give other pages
     assert docs.render(templates, data, SCHEMAS)["snest.md"] == page
@@ -131,6 +134,99 @@ def test_committed_pages_are_the_generators_output():
     for name in run["figures"]:
         assert (REPO / "docs" / "figures" / f"{name}.png").is_file(), name
     assert sorted(p.stem for p in (REPO / "docs" / "figures").glob("*.png")) == run["figures"]
+
+
+def test_committed_pages_keep_the_reading_rules():
+    """Every generated page: short headings, short cells in its verdict tables outside folded
+    blocks, and each paper page's headline figure before its first table and section."""
+    pages = docs.render(TEMPLATES, DATA, SCHEMAS)
+    assert set(docs_layout.HEADLINE_PAGES) <= set(pages)
+    problems = docs_layout.check_pages(pages)
+    assert not problems, "\n".join(problems)
+    tste = pages["tste.md"]
+    assert "does not hold" in tste and "| better" not in tste  # a claim is never 'better'
+
+
+def test_the_reading_rules_catch_each_break():
+    ok = (
+        "# Paper\n\nsummary\n\n![Fig. 1](figures/a.png)\n\n## Numbers\n\n"
+        "| item | verdict |\n|---|---|\n| x | matched |\n\n"
+        '??? note "details"\n    | item | verdict |\n    |---|---|\n'
+        f"    | {'y' * 80} | matched |\n"
+    )
+    assert docs_layout.page_problems("snest.md", ok) == []
+    long_heading = ok.replace("## Numbers", "## " + "a long title " * 6)
+    (problem,) = docs_layout.page_problems("x.md", long_heading)
+    assert "x.md:7: heading of 77 characters" in problem
+    unfolded = ok.replace('??? note "details"', '!!! note "details"')  # open: read as text
+    (problem,) = docs_layout.page_problems("x.md", unfolded)
+    assert "verdict table cell of 80 characters" in problem and "x.md:16" in problem
+    late = ok.replace("![Fig. 1](figures/a.png)\n\n", "") + "\n![Fig. 1](figures/a.png)\n"
+    assert docs_layout.page_problems("other.md", late) == []  # not a paper page
+    (problem,) = docs_layout.page_problems("snest.md", late)
+    assert "no headline figure before the first table or section" in problem
+    missing = ok.replace("![Fig. 1]", "*`results/figures/a.png` is not in the run*\n\n![x]")
+    assert docs_layout.page_problems("snest.md", missing) == []  # its place kept
+    code = "# P\n\n```\n# " + "a comment " * 10 + "\n```\n"  # not a heading
+    assert docs_layout.page_problems("x.md", code) == []
+
+
+def test_a_long_title_becomes_a_short_heading_and_text():
+    assert docs_layout.short_heading("Table 1: minimal KL") == ("Table 1: minimal KL", "")
+    title = "t-STE Fig. 2 on music: mean over folds (gen = triplet generalisation error, ...)"
+    assert docs_layout.short_heading(title) == (
+        "t-STE Fig. 2 on music: mean over folds", title
+    )  # fmt: skip
+    question = "Does SNEST R^{2,1} beat the Euclidean embeddings with more dimensions?"
+    heading, below = docs_layout.short_heading(question)
+    assert heading == "Does SNEST R^{2,1} beat the Euclidean embeddings with more\u2026"
+    assert below == question and len(heading) <= docs_layout.HEADING_MAX
+
+
+def test_claims_show_short_cells_and_fold_their_details(tmp_path):
+    """A claim's per-method values become their range and the verdict, the values in full go
+    to a folded block; a table can be folded whole under a title of the template's."""
+    data = tmp_path / "data"
+    (data / "tables").mkdir(parents=True)
+    ours = "GNMDS-K 0.199, GNMDS-X 0.122, CKL-K 0.121, CKL-X 0.112, t-STE-X 0.111"
+    rows = [
+        ["t-STE", "Fig. 2", "all methods in range", "[0.34, 0.37]", ours, "", "does not hold",
+         "our errors all below the published range"],
+        ["t-STE", "Fig. 2", "t-STE 66%", "[0.66, 0.66]", "t-STE-X 0.664", "", "holds", ""],
+    ]  # fmt: skip
+    pd.DataFrame(rows, columns=COLUMNS).to_csv(data / "tables" / "summary.csv", index=False)
+    block = docs.summary_block(data, "t-STE")
+    main, folded = block.split("??? note")
+    assert block.startswith("**Fig. 2**")
+    assert "0.111\u2060\u2013\u20600.199\u00a0(5\u00a0methods)" in main and ours not in main
+    assert "does\u00a0not\u00a0hold" in main and "holds" in main
+    assert folded.startswith(' "Fig. 2: the values in full"') and f"| {ours} |" in folded
+    assert docs_layout.page_problems("tste.md", "# t\n\n![f](f.png)\n\n" + block) == []
+
+    (data / "tables" / "tste_music.md").write_text(
+        "# t-STE Fig. 2 on music: mean over folds (gen = generalisation error)\n\n"
+        "| dims | gen |\n|---|---|\n| 2 | 0.2 |\n"
+    )
+    text = docs.table_block(data, "tste_music", title="Music: Fig. 2")
+    assert text.startswith("#### Music: Fig. 2\n\nt-STE Fig. 2 on music: mean over folds (gen")
+    text = docs.table_block(data, "tste_music", folded=True, title="Music: Fig. 2")
+    assert text.startswith('??? note "Music: Fig. 2"\n    t-STE Fig. 2 on music: mean over')
+    assert "\n    | 2 | 0.2 |\n" in text and "#" not in text
+    run = {"configuration": "test", "figures": []}
+    line = '{{ table tste_music folded "Music: Fig. 2" }}'
+    assert docs.render_page(line, data, run, SCHEMAS, REPO) == text
+    with pytest.raises(docs.DocsError, match="one title at most"):
+        docs.render_page('{{ table tste_music folded "a" "b" }}', data, run, SCHEMAS, REPO)
+
+
+def test_committed_summary_is_the_summarys_reading_of_the_committed_tables():
+    """docs/data's summary rows of the papers are what embedlab.summary makes of docs/data's
+    own tables today (its verdict words included): after a change to the summary's code,
+    `python -m embedlab docs --resummarize` makes them again."""
+    committed = pd.read_csv(DATA / "tables" / "summary.csv", dtype=str, keep_default_na=False)
+    again = docs.resummarized(DATA, sorted((REPO / "config" / "paper_values").glob("*.csv")))
+    pd.testing.assert_frame_equal(again, committed)
+    assert set(committed["verdict"]) <= set(summary.VERDICTS)
 
 
 def test_every_paper_has_a_page_with_generated_numbers():

@@ -142,6 +142,6 @@ def test_first_stage_budget_and_divergence(blobs):
     ).fit(X)
     assert list(est.stage_n_iter_) == [30] + [10] * (len(est.lambdas_) - 1)
     with pytest.raises(DivergenceError, match="epoch"):
-        ElasticEmbedding(lam=1000, perplexity=15, learning_rate=1e5, max_iter=300).fit(X)
+        ElasticEmbedding(lam=1000, perplexity=15, learning_rate=1e5, max_iter=300, backoff=0).fit(X)
     with pytest.raises(ValueError, match="negative_weights"):
         ElasticEmbedding(negative_weights="none").fit(X)

@@ -12,7 +12,7 @@ import pytest
 from docutils.core import publish_parts
 
 from embedlab.report import pages
-from embedlab.summary import COLUMNS
+from embedlab.summary import COLUMNS, VERDICTS
 
 from .conftest import REPO
 
@@ -50,9 +50,11 @@ def _summary() -> pd.DataFrame:
     rows = [
         ["SNEST", "Table 1", "iris t-SNE", 0.3, 0.31, 0.01, "matched", ""],
         ["SNEST", "Table 1", "iris SNE", 0.5, 0.7, 0.2, "worse", ""],
-        ["t-STE", "claims", "2-D error", "[0.34, 0.37]", 0.2, None, "better", ""],
-        ["D-CODE", "Table 2", "20a", 4.1, None, None, "not reproduced", "not in this run"],
+        ["D-CODE", "Table 2", "20a dcode", 4.1, 3.5, -0.6, "better", ""],
+        ["D-CODE", "Table 2", "30a dcode", 8, None, None, "not reproduced", "not in this run"],
         ["datasets", "music", "triplets", 9107, 9090, -17, "differs", ""],
+        ["t-STE", "claims", "2-D error", "[0.34, 0.37]", 0.35, None, "holds", ""],
+        ["t-STE", "claims", "1-NN error 66%", "[0.66, 0.66]", 0.51, None, "does not hold", ""],
     ]
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -75,13 +77,15 @@ def test_verdict_cells_are_classed_and_coloured_by_what_they_say(tmp_path):
 
 def test_summary_page_opens_on_the_counts_of_its_verdicts_per_paper(tmp_path):
     text = pages.table_page(_summary(), title="paper vs ours", source="summary.csv")
-    assert "5 published numbers: 1 matched, 1 better, 1 worse, 1 differs, 1 not reproduced" in text
+    said = "1 matched, 1 better, 1 worse, 1 differs, 1 holds, 1 does not hold, 1 not reproduced"
+    assert f"7 published numbers: {said}" in text
     counts = [c for c in _cells(text) if c[0] == 1]
     header = [c[3] for c in counts if c[1] == "th"]
-    assert header == ["paper", "matched", "better", "worse", "differs", "not reproduced", "total"]
+    present = [v for v in VERDICTS if v in set(_summary()["verdict"])]  # in the summary's order
+    assert header == ["paper", *present, "total"] and len(present) == 7
     rows = [c[3] for c in counts if c[1] == "td"]
-    assert rows[:7] == ["D-CODE", "0", "0", "0", "0", "1", "1"]
-    assert rows[-7:] == ["all", "1", "1", "1", "1", "1", "5"]
+    assert rows[:9] == ["D-CODE", "0", "1", "0", "0", "0", "0", "1", "2"]
+    assert rows[-9:] == ["all", "1", "1", "1", "1", "1", "1", "1", "7"]
     assert text.index(pages.HEADLINE_START) < text.index(pages.HEADLINE_END)
 
 
@@ -140,8 +144,8 @@ def test_the_front_text_shows_the_summarys_headline_and_opens_it(tmp_path):
     category = SimpleNamespace(name="All papers")
     record = SimpleNamespace(name="summary.html", path=page, category=category)
     front = _front_text([record])
-    assert "5 published numbers: 1 matched, 1 better, 1 worse" in front
-    assert [c[3] for c in _cells(front)][-7:] == ["all", "1", "1", "1", "1", "1", "5"]
+    assert "7 published numbers: 1 matched, 1 better, 1 worse" in front
+    assert [c[3] for c in _cells(front)][-9:] == ["all", "1", "1", "1", "1", "1", "1", "1", "7"]
     assert f"contentPath: results['{page}'].data_uri" in front
     assert "category: 'All papers'" in front
     assert "published numbers" not in _front_text([])  # no summary in the report: no headline

@@ -73,7 +73,9 @@ ALL_IN_RANGE = {
 }
 
 
-def test_tste_claim_below_the_published_range_is_better(tmp_path):
+def test_a_tste_claim_holds_or_does_not_hold_never_better(tmp_path):
+    """A claim is judged as a claim: below the published range it does not hold (the note
+    says the errors are lower), it is never 'better' or 'worse' as a number would be."""
     paper = _write(
         tmp_path / "tste_claims.csv",
         [
@@ -97,8 +99,28 @@ def test_tste_claim_below_the_published_range_is_better(tmp_path):
         ],
     )
     rows = pd.DataFrame(summary.tste_rows(paper, ours)).set_index("item")
-    assert rows.loc["all in range", "verdict"] == "better"
-    assert rows.loc["t-STE 66%", "verdict"] == "worse"
+    assert rows.loc["all in range", "verdict"] == "does not hold"
+    assert rows.loc["all in range", "note"] == "our errors all below the published range"
+    assert rows.loc["t-STE 66%", "verdict"] == "does not hold"
+    assert rows.loc["t-STE 66%", "note"] == ""  # above the range: no remark
+    holding = _write(tmp_path / "holds.csv", [
+        {"claim": "all in range", "ours": "GNMDS-X 0.350, t-STE-X 0.360", "holds": True},
+    ])  # fmt: skip
+    rows = pd.DataFrame(summary.tste_rows(paper, holding)).set_index("item")
+    assert rows.loc["all in range", "verdict"] == "holds"
+    assert {"better", "worse", "matched"}.isdisjoint(rows["verdict"])
+
+
+def test_a_claims_ours_in_short():
+    """compact_ours: several methods' values as their range, one as it is, the music claim
+    as its count of dimensions; anything else unchanged."""
+    full = "GNMDS-K 0.199, GNMDS-X 0.122, t-STE-X 0.111; not run in this configuration: CKL-K"
+    assert summary.compact_ours(full) == "0.111\u20130.199 (3 methods)"
+    assert summary.compact_ours("t-STE-X 0.396") == "t-STE-X 0.396"
+    lowest = "t-STE-X lowest at 0/15 dims; GNMDS-K 0.583, t-STE-X 0.503 (d=2)"
+    assert summary.compact_ours(lowest) == "t-STE-X lowest at 0/15 dims"
+    for other in ["0.5156", "dims 2 not run", "", "GNMDS-K 0.1 and more"]:
+        assert summary.compact_ours(other) == other
 
 
 def test_dataset_counts_matched_or_differs(tmp_path):
@@ -156,7 +178,7 @@ def test_tste_claims_are_read_under_both_protocols(tmp_path):
     assert list(df["table"]) == [
         "Fig. 2", "Fig. 2 (authors' code)", "Fig. 2 (authors' code, sum of p, t-STE alpha 1)"
     ]  # fmt: skip
-    assert list(df["verdict"]) == ["better", "not reproduced", "not reproduced"]
+    assert list(df["verdict"]) == ["does not hold", "not reproduced", "not reproduced"]
 
     def with_authors_claim(**row):
         """The summary once the authors' claims table holds this one row."""
@@ -164,13 +186,13 @@ def test_tste_claims_are_read_under_both_protocols(tmp_path):
         return summary.summary_table([paper], tables)
 
     df = with_authors_claim(ours="STE-X 0.350", holds=True)
-    assert list(df["verdict"]) == ["better", "matched", "not reproduced"]
+    assert list(df["verdict"]) == ["does not hold", "holds", "not reproduced"]
     df = with_authors_claim(ours="GNMDS-K 0.000", holds=False, degenerate="GNMDS-K")
-    assert list(df["verdict"]) == ["better", "not comparable", "not reproduced"]
+    assert list(df["verdict"]) == ["does not hold", "not comparable", "not reproduced"]
     assert "GNMDS-K: degenerate fit" in df["note"].iloc[1]
     # a sound fit outside the range fails the claim whatever the degenerate one says
     df = with_authors_claim(ours="GNMDS-K 0.000, CKL-K 0.682", holds=False, degenerate="GNMDS-K")
-    assert list(df["verdict"]) == ["better", "worse", "not reproduced"]
+    assert list(df["verdict"]) == ["does not hold", "does not hold", "not reproduced"]
     assert "GNMDS-K: degenerate fit" in df["note"].iloc[1]
 
 

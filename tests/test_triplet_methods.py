@@ -339,7 +339,7 @@ def test_adaptive_descent_raises_on_divergence():
         ([[0, 1, 2], [-1, 1, 2]], r"row 1 has indices \[-1, 1, 2\]"),
         ([[0, 1, 2], [3, 3, 2]], r"row 1 repeats an index: \[3, 3, 2\]"),
         ([[0, 1]], r"shape \(m, 3\)"),
-        (np.zeros((0, 3), dtype=int), "empty"),
+        (np.zeros((0, 3), dtype=int), r"0 sample\(s\)"),
         ([["a", "b", "c"]], "must be integers"),
     ],
 )

@@ -131,6 +131,7 @@ def _cmd_check_report(args: argparse.Namespace) -> None:
 
 def _cmd_docs(args: argparse.Namespace) -> None:
     from embedlab import docs
+    from embedlab.docs_layout import check_pages
 
     if args.section and not args.results:
         raise ValueError("docs: --section replaces a part of the pages with --results': give both")
@@ -148,10 +149,19 @@ def _cmd_docs(args: argparse.Namespace) -> None:
         )
     elif args.results:
         docs.snapshot(args.results, args.data, args.out, args.templates, args.configuration)
-    docs.write_pages(docs.render(args.templates, args.data, args.schemas), args.out)
+    if args.resummarize:
+        paper_values = sorted(Path(args.paper_values).glob("*.csv"))
+        docs.write_summary(args.data, docs.resummarized(args.data, paper_values))
+    pages = docs.render(args.templates, args.data, args.schemas)
+    docs.write_pages(pages, args.out)
     readme = Path(args.readme)
     readme.write_text(docs.fill_readme(readme.read_text(), docs.readme_block(args.data)))
     log.info("wrote the pages of %s from %s, and %s's results block", args.out, args.data, readme)
+    if problems := check_pages(pages):
+        raise docs.DocsError(
+            f"{len(problems)} place(s) in the pages break their reading rules "
+            "(embedlab.docs_layout):\n  " + "\n  ".join(problems)
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -229,7 +239,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="replace only this part of --data with --results': a paper's (its "
         "config section: diffeomap, tste, ...; a paper rerun on its own) or datasets (counts)",
     )
-    p.add_argument("--paper-values", default="config/paper_values", help="with --section")
+    p.add_argument(
+        "--resummarize",
+        action="store_true",
+        help="make the papers' rows of --data's summary again from its tables and "
+        "--paper-values (after a change to the summary's code; the dataset counts' rows kept)",
+    )
+    p.add_argument(
+        "--paper-values", default="config/paper_values", help="with --section or --resummarize"
+    )
     p.add_argument(
         "--benchmarks",
         help="with --section: the run's benchmark files "

@@ -50,7 +50,17 @@ time values thanks to its log-sum-exp shift, so a time blow-up -- SCHOOL at gamm
 grows steadily past 1e130 while the KL reaches 1e263 -- is caught on the coordinates; good
 runs keep |t| < 2, with transients up to ~50 when the exaggeration ends).
 Space coordinates have no limit by default: SNE on SCHOOL swings out to |s| ~ 1e10 when the
-exaggeration ends and comes back to its best KL.
+exaggeration ends and comes back to its best KL. A run whose final cost is above its initial
+cost E_0 has not descended at all (a map worse than the start: for the KL, worse than the
+uniform Q of the near-zero start) and diverges too.
+
+Backing off: with ``backoff`` = b > 0, a run that diverges starts again from ``Y0`` with both
+learning rates halved, at most b times (the k-th restart at gamma / 2^k); the first run that
+does not diverge is the result (``OptimizeResult.backoffs``, ``learning_rate``). A run that
+never diverges is the same with or without ``backoff``. Step sizes that suit large data
+(openTSNE's gamma ~ n, :func:`auto_learning_rate`, with its floor for small n) can be far
+too long for a few dozen points or a P with a heavy row (the attraction's Hessian grows with
+x max_i sum_j p_ij): halving finds a stable step without any estimate of the curvature.
 
 The result records the cost trace, the epochs where the momentum switched and where the
 exaggeration ended, so that callers and tests can check the schedule.
@@ -59,9 +69,10 @@ exaggeration ended, so that callers and tests can check the schedule.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -102,6 +113,7 @@ class GradientDescent:
     plateau_tol: float = 0.0  # relative decrease over W epochs that counts as a plateau
     abandon_margin: float = np.inf  # relative excess over the reference that abandons a run
     cost_every: int = 1  # epochs between cost evaluations (> 1: fixed-length runs only)
+    backoff: int = 0  # restarts of a diverging run from Y0, each with the learning rates halved
 
     def schedule_end(self) -> int:
         """First epoch after every scheduled change (momentum, exaggeration) and min_iter."""
@@ -131,6 +143,7 @@ class GradientDescent:
             "plateau_tol": self.plateau_tol >= 0,
             "abandon_margin": self.abandon_margin >= 0,
             "cost_every": self.cost_every >= 1,
+            "backoff": self.backoff >= 0,
         }
         for name, ok in checks.items():
             if not ok:
@@ -196,6 +209,9 @@ class OptimizeResult:
     time_gain: float | None = None  # final global time gain (None without time columns)
     seconds: float = 0.0
     stop: str = "max_iter"  # the test that ended the run: tol, plateau, abandoned, max_iter
+    backoffs: int = 0  # restarts after a divergence (learning rates halved at each)
+    learning_rate: float = math.nan  # gamma_s of the run returned
+    learning_rate_time: float = math.nan  # gamma_t of the run returned
 
 
 def _check_finite(what: str, value, epoch: int) -> None:
@@ -247,8 +263,42 @@ def minimize(
     reference_cost: float | None = None,
 ) -> OptimizeResult:
     """Minimise ``objective`` from ``Y0`` (n x d; columns ``n_space:`` are time);
-    ``reference_cost``: the cost a losing run is abandoned against (see the module doc)."""
+    ``reference_cost``: the cost a losing run is abandoned against; a diverging run backs off
+    ``settings.backoff`` times (see the module doc)."""
     s = settings or GradientDescent()
+    backoffs = 0
+    while True:
+        try:
+            result = _descend(objective, Y0, n_space, s, reference_cost)
+        except DivergenceError as error:
+            if backoffs == s.backoff:
+                if backoffs:
+                    raise DivergenceError(
+                        f"{error} (after {backoffs} restarts with the learning rates halved, "
+                        f"the last at {s.learning_rate:.3g} for space, "
+                        f"{s.learning_rate_time:.3g} for time)"
+                    ) from error
+                raise
+            log.warning("%s; restarting with the learning rates halved", error)
+            s = replace(
+                s, learning_rate=s.learning_rate / 2, learning_rate_time=s.learning_rate_time / 2
+            )
+            backoffs += 1
+            continue
+        result.backoffs = backoffs
+        result.learning_rate = s.learning_rate
+        result.learning_rate_time = s.learning_rate_time
+        return result
+
+
+def _descend(
+    objective: Objective,
+    Y0: np.ndarray,
+    n_space: int,
+    s: GradientDescent,
+    reference_cost: float | None,
+) -> OptimizeResult:
+    """One run of :func:`minimize` at the rates of ``s``."""
     Y = np.array(Y0, dtype=np.float64, copy=True)
     if Y.ndim != 2 or not 0 <= n_space <= Y.shape[1]:
         raise ValueError(f"Y0 of shape {Y.shape} cannot have {n_space} space columns")
@@ -319,6 +369,11 @@ def minimize(
     n_iter = epoch + 1
     final_cost, _ = _evaluate(objective, Y, 1.0, n_iter)
     _check_finite("cost", final_cost, n_iter)
+    if final_cost > costs[0]:  # costs[0] is always evaluated (epoch 0)
+        raise DivergenceError(
+            f"optimisation diverged: the final cost {final_cost:.6g} is above the initial "
+            f"{costs[0]:.6g} after {n_iter} epochs (try a smaller learning rate)"
+        )
     seconds = time.perf_counter() - started
     log.info(
         "%s after %d epochs: cost %.6f (%.2f s)",

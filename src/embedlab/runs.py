@@ -108,6 +108,9 @@ def run_grid(
                 seconds=time.perf_counter() - t0,
                 extra={"stop": est.stop_} if reference else {},
             )
+            if getattr(est, "backoffs_", 0):  # restarted at halved rates: say so and where
+                run.extra["backoffs"] = int(est.backoffs_)
+                run.extra["learning_rate_used"] = float(est.learning_rate_)
             runs.append(run)
             log.info(
                 "run %s seed %d: cost %.6g after %d epochs in %.2fs",

@@ -3,8 +3,12 @@
 Every row of every file in ``config/paper_values/`` and every ``paper`` count of the dataset
 registry becomes one line: the paper's value, ours, the difference and a verdict:
 
-* ``matched`` / ``better`` / ``worse`` -- taken from the paper's own comparison table (the
-  tolerances live there: KL within 0.005, median rank within 1, 1-NN errors within 10 %, ...);
+* ``matched`` / ``better`` / ``worse`` -- a number against the paper's number, taken from
+  the paper's own comparison table (the tolerances live there: KL within 0.005, median rank
+  within 1, 1-NN errors within 10 %, ...);
+* ``holds`` / ``does not hold`` -- a claim of the paper's text (the t-STE claims: a range of
+  errors, a method the best), judged on our values; a claim that does not hold is never
+  ``better``, even where our errors lie below the published range (the note says so);
 * ``differs`` -- a dataset count that is not the paper's (neither better nor worse);
 * ``not comparable`` -- measured on a reduced run (a subsampled quick configuration);
 * ``not reproduced`` -- with the reason in ``note`` (paper not in this run's configuration,
@@ -30,6 +34,8 @@ from embedlab.experiments.tste.claims import in_claimed_range
 
 COLUMNS = ["paper", "table", "item", "paper_value", "ours", "diff", "verdict", "note"]
 NOT_IN_RUN = "not reproduced"
+#: the verdicts of a claim of the paper's text (not a number: never better or worse)
+HOLDS, DOES_NOT_HOLD = "holds", "does not hold"
 
 
 def _plain(value):
@@ -130,6 +136,27 @@ def diffeomap_rows(paper_csv: Path, ours_csv: Path | None) -> list[dict]:
 _METHOD_VALUE = re.compile(r"([A-Za-z][\w-]*) (\d+\.\d+)")
 
 
+def compact_ours(ours: str) -> str:
+    """A claim's "ours" in a few characters, for a table that shows the full text elsewhere.
+
+    A t-STE claim's "ours" (:func:`embedlab.experiments.tste.claims.claims_table`) is
+    ``"M v, M v, ..."`` (each method judged, its value) or ``"t-STE-X lowest at w/d dims;
+    M v, ..."``, either followed by ``"; <remark>"``. The short form keeps the part before
+    the first ``;``: one method's value as it is, several as their range ``"lo-hi (k
+    methods)"``; any other text is returned unchanged."""
+    head = str(ours).split(";")[0].strip()
+    pairs = _METHOD_VALUE.findall(head)
+    if " lowest at " in head:
+        return head
+    if not pairs or head != ", ".join(f"{m} {v}" for m, v in pairs):
+        return str(ours)
+    if len(pairs) == 1:
+        return head
+    values = sorted(float(v) for _, v in pairs)
+    digits = len(pairs[0][1].split(".")[1])
+    return f"{values[0]:.{digits}f}\u2013{values[-1]:.{digits}f} ({len(pairs)} methods)"
+
+
 def tste_rows(
     paper_csv: Path, ours_csv: Path | None, table: str = "Fig. 2", section: str = "tste"
 ) -> list[dict]:
@@ -165,13 +192,11 @@ def tste_rows(
         if collapsed and not fails_anyway:
             verdict = "not comparable"
         elif str(r.holds) == "True":
-            verdict = "matched"
-        elif values and not pd.isna(p.low) and all(v < p.low for v in values):
-            verdict = "better"  # errors below the published range
-            note = "; ".join(filter(None, [
-                "lower errors than published; the claim as worded does not hold", note]))
+            verdict = HOLDS
         else:
-            verdict = "worse"
+            verdict = DOES_NOT_HOLD
+            if values and not pd.isna(p.low) and all(v < p.low for v in values):
+                note = "; ".join(filter(None, ["our errors all below the published range", note]))
         rows.append(_row("t-STE", table, item, value, str(r.ours), verdict, note, diff=""))
     return rows
 
@@ -280,7 +305,8 @@ def summary_table(
 
 
 VERDICTS = [
-    "matched", "better", "worse", "differs", "not comparable", NOT_IN_RUN, NO_PAPER_VALUE,
+    "matched", "better", "worse", "differs", HOLDS, DOES_NOT_HOLD, "not comparable", NOT_IN_RUN,
+    NO_PAPER_VALUE,
 ]
 
 

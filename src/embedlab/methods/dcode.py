@@ -76,6 +76,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from embedlab.kernels.cooccurrence import log_likelihood_and_gradient
+from embedlab.methods.conventions import keep_arguments
 
 #: weightings of the observation log-likelihood of one step (see :class:`DCODE`)
 LIKELIHOODS = ("counts", "per_token")
@@ -449,18 +450,7 @@ class DCODE(BaseEstimator):
         tol: float = 1e-6,
         random_state=None,
     ):
-        self.n_components = n_components
-        self.transition_var = transition_var
-        self.initial_var = initial_var
-        self.init_scale = init_scale
-        self.eigenvalue_floor = eigenvalue_floor
-        self.mode = mode
-        self.static = static
-        self.likelihood = likelihood
-        self.conditioning = conditioning
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
+        keep_arguments(self, locals())
 
     def _check_params(self, shape) -> None:
         _check_choice("mode", self.mode, MODES)

@@ -79,6 +79,7 @@ from embedlab.kernels.diffeomap import (
     gaussian_kernel,
     gaussian_kernel_vjp,
 )
+from embedlab.methods.conventions import keep_arguments, points_of
 
 log = logging.getLogger(__name__)
 
@@ -671,17 +672,7 @@ class Diffeomap(TransformerMixin, BaseEstimator):
         whiten: bool = True,
         random_state=None,
     ):
-        self.n_components = n_components
-        self.sigma = sigma
-        self.lam = lam
-        self.p = p
-        self.n_basis = n_basis
-        self.max_iter = max_iter
-        self.eps = eps
-        self.optimizer = optimizer
-        self.formulation = formulation
-        self.whiten = whiten
-        self.random_state = random_state
+        keep_arguments(self, locals())
 
     def _check_params(self) -> None:
         checks = {
@@ -702,13 +693,13 @@ class Diffeomap(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         self._check_params()
-        X = check_points(X)
+        X = points_of(self, X)
         pca = fit_pca_rotation(X)
         Z = pca.apply(X)
         if Z.shape[1] <= self.n_components:
             raise ValueError(
-                f"Diffeomap: n_components={self.n_components} must be below the {Z.shape[1]} "
-                f"principal axes of X (shape {X.shape})"
+                f"Diffeomap: n_components={self.n_components} must be below the number of "
+                f"principal axes of X: {Z.shape[1]} for {X.shape[1]} feature(s) (shape {X.shape})"
             )
         n_basis = None if self.n_basis is None else int(self.n_basis)
         if self.formulation == "span" and n_basis is None:
@@ -726,7 +717,6 @@ class Diffeomap(TransformerMixin, BaseEstimator):
             optimizer=self.optimizer,
         )
         self.pca_ = pca
-        self.n_features_in_ = X.shape[1]
         self.basis_ = np.arange(len(X)) if basis is None else basis
         if self.formulation == "span":
             fit = fit_span(Z, basis=self.basis_, whiten=bool(self.whiten), **common)
@@ -759,7 +749,7 @@ class Diffeomap(TransformerMixin, BaseEstimator):
     def flow(self, X) -> np.ndarray:
         """phi(x, 1) of new points X (q x a), all r coordinates in the PCA frame."""
         check_is_fitted(self, "flow_coef_")
-        Z = self.pca_.apply(check_points(X, "X", self.n_features_in_))
+        Z = self.pca_.apply(points_of(self, X, fitting=False, min_samples=1))
         return integrate_flow(Z, self.flow_centres_, self.flow_coef_, float(self.sigma))
 
     def inverse_flow(self, Y) -> np.ndarray:

@@ -39,7 +39,13 @@ from sklearn.base import BaseEstimator
 
 from embedlab.kernels import neighbour as kernel_mod
 from embedlab.kernels import neighbour_fft
-from embedlab.methods.neighbour import InvalidAffinityError, validate_affinities
+from embedlab.methods.conventions import keep_arguments, points_of
+from embedlab.methods.neighbour import (
+    BACKOFF,
+    InvalidAffinityError,
+    usable_perplexity,
+    validate_affinities,
+)
 from embedlab.optimize import DivergenceError, GradientDescent, minimize
 from embedlab.perplexity import squared_distances, symmetric_affinities
 
@@ -206,7 +212,8 @@ class ElasticEmbedding(BaseEstimator):
     lam : float, default 100
         The target lambda, weight of the repulsion.
     perplexity : float, default 40
-        Perplexity of the Gaussian v+.
+        Perplexity of the Gaussian v+ (lowered to (n - 1) / 3 for few points, with a
+        warning, as the neighbour embeddings lower theirs).
     negative_weights : {"distance", "uniform"}, default "distance"
         v- = r^2 / sum r^2 or v- = 1.
     n_components : int, default 2
@@ -227,6 +234,10 @@ class ElasticEmbedding(BaseEstimator):
         Stop once the spread of the last 5 costs is <= tol |E_last - E_first|.
     cost_every : int, default 1
         Epochs between cost evaluations (> 1 needs min_iter >= max_iter).
+    backoff : int, default 10
+        Restarts of a diverging stage (a non-finite cost, a final cost above the stage's
+        initial one) from the stage's start with the learning rate halved; 0: a divergence
+        raises :class:`embedlab.optimize.DivergenceError` at once.
     homotopy : {None, "logspace", "polytope"}, default None
         Lambda schedule (module docstring).
     homotopy_start : float, default 1e-4
@@ -255,6 +266,8 @@ class ElasticEmbedding(BaseEstimator):
         E at ``embedding_`` and the target lambda.
     n_iter_ : int
         Epochs, all stages.
+    backoffs_ : ndarray
+        Restarts after a divergence per stage (``backoff``).
     cost_trace_ : ndarray
         The cost per epoch, stages concatenated.
     lambdas_ : ndarray
@@ -287,6 +300,7 @@ class ElasticEmbedding(BaseEstimator):
         min_iter=250,
         tol=1e-7,
         cost_every=1,
+        backoff=BACKOFF,
         homotopy=None,
         homotopy_start=1e-4,
         homotopy_steps=50,
@@ -297,27 +311,7 @@ class ElasticEmbedding(BaseEstimator):
         random_state=None,
         repulsion="exact",
     ):
-        self.lam = lam
-        self.perplexity = perplexity
-        self.negative_weights = negative_weights
-        self.n_components = n_components
-        self.learning_rate = learning_rate
-        self.momentum = momentum
-        self.momentum_epochs = momentum_epochs
-        self.min_gain = min_gain
-        self.max_iter = max_iter
-        self.min_iter = min_iter
-        self.tol = tol
-        self.cost_every = cost_every
-        self.homotopy = homotopy
-        self.homotopy_start = homotopy_start
-        self.homotopy_steps = homotopy_steps
-        self.stage_iter = stage_iter
-        self.first_stage_iter = first_stage_iter
-        self.init = init
-        self.log_every = log_every
-        self.random_state = random_state
-        self.repulsion = repulsion
+        keep_arguments(self, locals())
 
     def lambdas(self) -> np.ndarray:
         """The lambda of each stage: [lam] without a homotopy, else the schedule's."""
@@ -347,6 +341,7 @@ class ElasticEmbedding(BaseEstimator):
             tol=self.tol,
             cost_every=self.cost_every,
             log_every=self.log_every,
+            backoff=self.backoff,
         )
 
     def _initial(self, X: np.ndarray) -> np.ndarray:
@@ -363,7 +358,8 @@ class ElasticEmbedding(BaseEstimator):
             raise ValueError(
                 f"negative_weights={self.negative_weights!r}; expected one of {NEGATIVE_WEIGHTS}"
             )
-        cost = elastic_costs(X, self.perplexity, self.lam, self.n_components)[self.negative_weights]
+        perplexity = usable_perplexity(self.perplexity, len(X))
+        cost = elastic_costs(X, perplexity, self.lam, self.n_components)[self.negative_weights]
         return cost.with_repulsion(self.repulsion)
 
     def fit(self, X, y=None, objective: ElasticCost | None = None):
@@ -371,14 +367,14 @@ class ElasticEmbedding(BaseEstimator):
         perplexity and negative weights, to share v+ / v- between runs (its lambda is not
         used: each stage runs at its own, the target's for the final cost; ``objective``
         itself is not changed)."""
-        X = np.asarray(X, dtype=np.float64)
+        X = points_of(self, X)
         lambdas = self.lambdas()
         if objective is None:
             objective = self.objective(X)
         elif objective.n != X.shape[0]:
             raise ValueError(f"objective has {objective.n} points, X has {X.shape[0]}")
         Y = self._initial(X)
-        starts, ends, n_iters, traces = [], [], [], []
+        starts, ends, n_iters, traces, backoffs = [], [], [], [], []
         for stage, lam in enumerate(lambdas):
             starts.append(Y.copy())
             stage_cost = objective.with_lam(lam)
@@ -387,12 +383,14 @@ class ElasticEmbedding(BaseEstimator):
             ends.append(Y.copy())
             n_iters.append(result.n_iter)
             traces.append(result.cost_trace)
+            backoffs.append(result.backoffs)
         self.embedding_ = Y
         self.cost_ = objective.with_lam(self.lam).cost(Y)
         self.n_iter_ = int(sum(n_iters))
         self.cost_trace_ = np.concatenate(traces)
         self.lambdas_ = lambdas
         self.stage_n_iter_ = np.array(n_iters)
+        self.backoffs_ = np.array(backoffs)
         self.stage_starts_ = starts
         self.stage_ends_ = ends
         return self

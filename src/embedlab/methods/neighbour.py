@@ -36,6 +36,7 @@ from sklearn.base import BaseEstimator
 
 from embedlab.kernels import neighbour as kernel_mod
 from embedlab.kernels import neighbour_fft
+from embedlab.methods.conventions import keep_arguments, pairwise_of, points_of
 from embedlab.optimize import (
     LIBRARY,
     DivergenceError,
@@ -60,6 +61,9 @@ TIME_RATIO = 1e-3
 #: SNEST's library exaggeration: its paper's, 4 for the first 100 epochs (see :class:`SNEST`)
 SNEST_EXAGGERATION = 4.0
 SNEST_EXAGGERATION_EPOCHS = 100
+#: the estimators' restarts of a diverging run, each with the learning rates halved
+#: (:mod:`embedlab.optimize`): 10 reach gamma / 1024
+BACKOFF = 10
 #: the approximate repulsion's grid defaults (used only with ``repulsion="fft"``)
 FFT = neighbour_fft.FFTSettings()
 
@@ -112,7 +116,7 @@ def validate_affinities(P, name: str = "P") -> sp.csr_matrix:
     if bad.any():
         row = int(np.searchsorted(M.indptr, np.flatnonzero(bad)[0], side="right") - 1)
         raise InvalidAffinityError(
-            f"{name}: {int(bad.sum())} non-finite values (first in row {row})"
+            f"{name}: {int(bad.sum())} NaN/inf values (first in row {row})"
         )
     if (M.data < 0).any():
         raise InvalidAffinityError(f"{name}: negative entries (min {M.data.min():.3g})")
@@ -281,6 +285,7 @@ def paper_protocol(time: bool = False) -> dict:
         "tol": PAPER.tol,
         "init_scale": INIT_SCALE,
         "precision": "float64",
+        "backoff": 0,  # the protocol searches a grid of rates: a divergence is a failed run
     }
     if time:
         kw["learning_rate_time"] = PAPER.learning_rate_time
@@ -303,6 +308,28 @@ def looks_like_affinities(X: np.ndarray) -> bool:
     )
 
 
+def usable_perplexity(perplexity: float, n: int) -> float:
+    """The perplexity a P over ``n`` points is built at: ``perplexity``, or (n - 1) / 3 with a
+    warning where it asks for more neighbours (3 per unit) than the other n - 1 points, as
+    openTSNE lowers it; an error below 5 points, where not even a perplexity above 1 fits."""
+    from embedlab.knn_affinities import NEIGHBOURS_PER_PERPLEXITY, neighbours_for
+
+    perplexity = float(perplexity)
+    highest = (n - 1) / NEIGHBOURS_PER_PERPLEXITY
+    if not perplexity > 1.0:
+        raise ValueError(f"perplexity must be > 1, got {perplexity!r}")
+    if perplexity > highest:
+        if highest <= 1.0:
+            raise ValueError(f"{n} points are too few for a perplexity P (need n >= 5)")
+        warnings.warn(
+            f"perplexity {perplexity:g} needs {neighbours_for(perplexity)} neighbours of "
+            f"{n - 1}; using perplexity {highest:g}",
+            stacklevel=4,
+        )
+        perplexity = highest
+    return perplexity
+
+
 def perplexity_affinities(
     X, perplexity: float, neighbors: str = "auto", seed: int = 0
 ) -> tuple[sp.csr_matrix, float]:
@@ -317,12 +344,7 @@ def perplexity_affinities(
     neighbours than other points) is lowered to (n - 1) / 3 with a warning, as openTSNE does.
     """
     from embedlab.checks import check_points
-    from embedlab.knn_affinities import (
-        EXACT_KNN_BELOW,
-        NEIGHBOURS_PER_PERPLEXITY,
-        knn_affinities,
-        neighbours_for,
-    )
+    from embedlab.knn_affinities import EXACT_KNN_BELOW, knn_affinities, neighbours_for
 
     if sp.issparse(X):
         raise TypeError(
@@ -339,19 +361,7 @@ def perplexity_affinities(
     if neighbors not in exact_below:
         raise ValueError(f"neighbors={neighbors!r}; expected one of {list(exact_below)}")
     n = X.shape[0]
-    perplexity = float(perplexity)
-    highest = (n - 1) / NEIGHBOURS_PER_PERPLEXITY
-    if not perplexity > 1.0:
-        raise ValueError(f"perplexity must be > 1, got {perplexity!r}")
-    if perplexity > highest:
-        if highest <= 1.0:
-            raise ValueError(f"{n} points are too few for a perplexity P (need n >= 5)")
-        warnings.warn(
-            f"perplexity {perplexity:g} needs {neighbours_for(perplexity)} neighbours of "
-            f"{n - 1}; using perplexity {highest:g}",
-            stacklevel=3,
-        )
-        perplexity = highest
+    perplexity = usable_perplexity(perplexity, n)
     k = min(neighbours_for(perplexity), n - 1)
     aff = knn_affinities(
         X, perplexity, pca_dims=None, k=k, exact_below=exact_below[neighbors], seed=seed
@@ -412,6 +422,7 @@ class _NeighbourEmbedding(BaseEstimator):
             abandon_margin=self.abandon_margin,
             cost_every=self.cost_every,
             log_every=self.log_every,
+            backoff=self.backoff,
         )
 
     def _fft_settings(self) -> neighbour_fft.FFTSettings:
@@ -434,14 +445,21 @@ class _NeighbourEmbedding(BaseEstimator):
         return self.precision
 
     def _affinities(self, X) -> tuple[sp.csr_matrix, float | None]:
-        """(valid P, perplexity used or None) from ``fit``'s input."""
+        """(valid P, perplexity used or None) from ``fit``'s input, read through
+        scikit-learn's ``validate_data`` (:mod:`embedlab.methods.conventions`)."""
         if self.affinity == "precomputed":
-            return validate_affinities(X), None
+            return validate_affinities(pairwise_of(self, X)), None
         if self.affinity != "perplexity":
             raise ValueError(
                 f"affinity={self.affinity!r}; expected 'perplexity' (X: points x features) "
                 "or 'precomputed' (X: the affinity matrix P)"
             )
+        if sp.issparse(X):
+            raise TypeError(
+                "X is a sparse matrix: with affinity='perplexity' X holds points x features "
+                "(dense); pass affinity='precomputed' if X is an affinity matrix P"
+            )
+        X = points_of(self, X)
         P, perplexity = perplexity_affinities(
             X, self.perplexity, self.neighbors, _seed(self.random_state)
         )
@@ -496,9 +514,10 @@ class _NeighbourEmbedding(BaseEstimator):
         self.n_space_ = n_space
         self.affinities_ = Pv
         self.perplexity_ = perplexity
-        self.learning_rate_ = settings.learning_rate
+        self.backoffs_ = result.backoffs
+        self.learning_rate_ = result.learning_rate
         if hasattr(self, "learning_rate_time"):
-            self.learning_rate_time_ = settings.learning_rate_time
+            self.learning_rate_time_ = result.learning_rate_time
         return self
 
     def fit_transform(self, X, y=None) -> np.ndarray:
@@ -545,6 +564,10 @@ _OPTIMISER_DOC = """
         Epochs between KL evaluations (> 1 only for a fixed number of epochs,
         min_iter = max_iter: the FFT path then skips the KL's logs in between, the run is
         the same; ``cost_trace_`` holds NaN there).
+    backoff : int, default 10
+        Restarts of a diverging run (a non-finite cost, a blown-up coordinate, a final KL
+        above the initial one) from the same start with both learning rates halved; 0: a
+        divergence raises :class:`embedlab.optimize.DivergenceError` at once.
     init_scale : float, default 1e-4
         Standard deviation of the initial (normal) space coordinates."""
 
@@ -579,7 +602,9 @@ _ATTRIBUTES_DOC = """
     perplexity_ : float or None
         The perplexity of ``affinities_`` (None with ``affinity="precomputed"``).
     learning_rate_ : float
-        The space learning rate used ("auto" resolved).
+        The space learning rate of the returned run ("auto" resolved, halved at each backoff).
+    backoffs_ : int
+        Restarts after a divergence (``backoff``).
     n_iter_ : int
         Epochs run.
     converged_ : bool
@@ -651,6 +676,7 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         plateau_tol=LIBRARY.plateau_tol,
         abandon_margin=LIBRARY.abandon_margin,
         cost_every=LIBRARY.cost_every,
+        backoff=BACKOFF,
         init_scale=INIT_SCALE,
         precision="auto",
         log_every=0,
@@ -660,31 +686,7 @@ class _EuclideanEmbedding(_NeighbourEmbedding):
         nodes_per_unit=FFT.nodes_per_unit,
         min_grid_size=FFT.min_grid_size,
     ):
-        self.n_components = n_components
-        self.affinity = affinity
-        self.perplexity = perplexity
-        self.neighbors = neighbors
-        self.learning_rate = learning_rate
-        self.momentum = momentum
-        self.momentum_epochs = momentum_epochs
-        self.exaggeration = exaggeration
-        self.exaggeration_epochs = exaggeration_epochs
-        self.min_gain = min_gain
-        self.max_iter = max_iter
-        self.min_iter = min_iter
-        self.tol = tol
-        self.rate_window = rate_window
-        self.plateau_tol = plateau_tol
-        self.abandon_margin = abandon_margin
-        self.cost_every = cost_every
-        self.init_scale = init_scale
-        self.precision = precision
-        self.log_every = log_every
-        self.random_state = random_state
-        self.repulsion = repulsion
-        self.n_interpolation_points = n_interpolation_points
-        self.nodes_per_unit = nodes_per_unit
-        self.min_grid_size = min_grid_size
+        keep_arguments(self, locals())
 
     def _dims(self) -> tuple[int, int]:
         return int(self.n_components), 0
@@ -768,6 +770,7 @@ class SNEST(_NeighbourEmbedding):
         plateau_tol=LIBRARY.plateau_tol,
         abandon_margin=LIBRARY.abandon_margin,
         cost_every=LIBRARY.cost_every,
+        backoff=BACKOFF,
         init_scale=INIT_SCALE,
         init_scale_time=INIT_SCALE_TIME,
         precision="auto",
@@ -778,34 +781,7 @@ class SNEST(_NeighbourEmbedding):
         nodes_per_unit=FFT.nodes_per_unit,
         min_grid_size=FFT.min_grid_size,
     ):
-        self.n_space = n_space
-        self.n_time = n_time
-        self.affinity = affinity
-        self.perplexity = perplexity
-        self.neighbors = neighbors
-        self.learning_rate = learning_rate
-        self.learning_rate_time = learning_rate_time
-        self.momentum = momentum
-        self.momentum_epochs = momentum_epochs
-        self.exaggeration = exaggeration
-        self.exaggeration_epochs = exaggeration_epochs
-        self.min_gain = min_gain
-        self.max_iter = max_iter
-        self.min_iter = min_iter
-        self.tol = tol
-        self.rate_window = rate_window
-        self.plateau_tol = plateau_tol
-        self.abandon_margin = abandon_margin
-        self.cost_every = cost_every
-        self.init_scale = init_scale
-        self.init_scale_time = init_scale_time
-        self.precision = precision
-        self.log_every = log_every
-        self.random_state = random_state
-        self.repulsion = repulsion
-        self.n_interpolation_points = n_interpolation_points
-        self.nodes_per_unit = nodes_per_unit
-        self.min_grid_size = min_grid_size
+        keep_arguments(self, locals())
 
     def _dims(self) -> tuple[int, int]:
         return int(self.n_space), int(self.n_time)

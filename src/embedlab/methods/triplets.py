@@ -60,10 +60,11 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from embedlab.kernels import triplets as kern
+from embedlab.methods.conventions import keep_arguments
 
 # K forms on at most this many items run their eigen-decompositions on one BLAS thread:
 # threads do not pay off for small matrices and stall badly on a loaded machine
@@ -77,16 +78,16 @@ def check_triplets(
 ) -> tuple[np.ndarray, int]:
     """Validate a triplet list; return it as a C-contiguous int64 (m, 3) array and n.
 
-    ``n`` (the number of items) defaults to the largest index + 1. Raises ValueError naming
+    The array is read by scikit-learn's ``check_array`` (2-D, non-empty, finite, not
+    complex: its messages), then ``n`` (the number of items) defaults to the largest index +
+    1. Raises ValueError naming
     the first offending row and its values for non-integer, out-of-range (< 0 or >= n) or
     repeated indices within a triplet. ``allow_self`` accepts j = i (self-triplets, drawn by
     the t-STE authors' released rule); i = l and j = l are still errors.
     """
-    arr = np.asarray(triplets)
-    if arr.ndim != 2 or arr.shape[1] != 3:
+    arr = check_array(triplets, dtype=None, input_name="triplets")  # scikit-learn's messages
+    if arr.shape[1] != 3:
         raise ValueError(f"triplets must have shape (m, 3), got {arr.shape}")
-    if len(arr) == 0:
-        raise ValueError("triplets is empty: need at least one triplet")
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
         raise ValueError(f"triplet indices must be integers, got dtype {arr.dtype}")
     if arr.dtype.kind == "f":
@@ -605,20 +606,7 @@ class GNMDS(_TripletEmbedding):
         random_state: Any = None,
         verbose: bool = False,
     ):
-        self.n_components = n_components
-        self.form = form
-        self.lam = lam
-        self.loss_weight = loss_weight
-        self.init_rank = init_rank
-        self.kform = kform
-        self.min_iter = min_iter
-        self.precision = precision
-        self.learning_rate = learning_rate
-        self.solver = solver
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
-        self.verbose = verbose
+        keep_arguments(self, locals())
 
 
 class CKL(_TripletEmbedding):
@@ -649,20 +637,7 @@ class CKL(_TripletEmbedding):
         random_state: Any = None,
         verbose: bool = False,
     ):
-        self.n_components = n_components
-        self.form = form
-        self.mu = mu
-        self.lam = lam
-        self.unit_diagonal = unit_diagonal
-        self.init_rank = init_rank
-        self.kform = kform
-        self.precision = precision
-        self.learning_rate = learning_rate
-        self.solver = solver
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
-        self.verbose = verbose
+        keep_arguments(self, locals())
 
     def _check_params(self, n: int) -> None:
         super()._check_params(n)
@@ -705,20 +680,7 @@ class STE(_TripletEmbedding):
         random_state: Any = None,
         verbose: bool = False,
     ):
-        self.n_components = n_components
-        self.form = form
-        self.lam = lam
-        self.use_log = use_log
-        self.loss_weight = loss_weight
-        self.init_rank = init_rank
-        self.kform = kform
-        self.precision = precision
-        self.learning_rate = learning_rate
-        self.solver = solver
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
-        self.verbose = verbose
+        keep_arguments(self, locals())
 
 
 class TSTE(_TripletEmbedding):
@@ -744,16 +706,7 @@ class TSTE(_TripletEmbedding):
         random_state: Any = None,
         verbose: bool = False,
     ):
-        self.n_components = n_components
-        self.alpha = alpha
-        self.lam = lam
-        self.use_log = use_log
-        self.learning_rate = learning_rate
-        self.solver = solver
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
-        self.verbose = verbose
+        keep_arguments(self, locals())
 
     def _loss_param(self) -> float:
         return float(self.alpha_)

@@ -38,6 +38,8 @@ VERDICT_COLOURS = {
     "better": "#c6e3f7",
     "worse": "#f7cdd0",
     "differs": "#fbefc0",
+    "does not hold": "#f7cdd0",
+    "holds": "#c9ecd2",
 }
 #: the colour of a claim's ``holds`` cell
 HOLDS_COLOURS = {"True": "#c9ecd2", "False": "#f7cdd0"}

@@ -56,7 +56,7 @@ def fit_with_fallback(X, objective, learning_rates, **params):
 
     failures, last = [], (None, None)
     for lr in learning_rates:
-        est = ElasticEmbedding(learning_rate=lr, log_every=LOG_EVERY, **params)
+        est = ElasticEmbedding(learning_rate=lr, backoff=0, log_every=LOG_EVERY, **params)
         try:
             est.fit(X, objective=objective)
         except DivergenceError as error:

@@ -4,6 +4,7 @@ all kept (:mod:`embedlab.runs`); the stopping tests may end or abandon a run ear
 from __future__ import annotations
 
 import functools
+import logging
 
 import numpy as np
 
@@ -11,6 +12,8 @@ from embedlab import artifacts, runs
 from embedlab.experiments.snest.cells import TIME_KEYS, cell_label, make_estimator, parse_cell
 from embedlab.experiments.snest.settings import EmbedSettings
 from embedlab.optimize import DivergenceError
+
+log = logging.getLogger(__name__)
 
 #: above this many points the perplexity P comes from nearest neighbours, not all pairs
 DENSE_AFFINITIES_BELOW = 5000
@@ -65,7 +68,14 @@ def embed_cell(
     With a finite ``abandon_margin`` each run is compared with the best finished run so far
     of the cell and abandoned once it cannot catch up. ``precision``: the kernel's working
     precision, "float64" or "float32" (the estimators' ``precision``). SNE and t-SNE drop
-    SNEST's time keys of the grid."""
+    SNEST's time keys of the grid.
+
+    The paper's protocol searches the grid's rates with no backoff (a diverging run is a
+    failed run). Where every run of the cell fails (a small graph, a heavy row of P: the
+    rates suit the papers' data), the grid runs again with the estimators' backoff: a
+    diverging run restarts with its rates halved (:mod:`embedlab.optimize`), and each run
+    that needed it records its ``backoffs`` and ``learning_rate_used``; the meta's
+    ``backed_off`` says the cell went through this second pass."""
     P = affinities(art, settings.perplexity, settings.seed, where=dataset)
     method, _, n_time = parse_cell(cell)
     grid = dict(settings.grid)
@@ -80,15 +90,19 @@ def embed_cell(
         precision=settings.precision,
         **stopping,
     )
-    all_runs = runs.run_grid(
-        factory,
-        P,
-        grid,
-        settings.restarts,
-        seed=settings.seed,
-        catch=(DivergenceError,),
-        reference=True,
-    )
+    def run_cell(make):
+        return runs.run_grid(
+            make, P, grid, settings.restarts, seed=settings.seed, catch=(DivergenceError,),
+            reference=True,
+        )  # fmt: skip
+
+    all_runs = run_cell(factory)
+    backed_off = not any(np.isfinite(run.cost) for run in all_runs)
+    if backed_off:  # small or odd data: the grid's rates are too long for every run
+        from embedlab.methods.neighbour import BACKOFF
+
+        log.warning("%s on %s: every run diverged; again, backing off on divergence", cell, dataset)
+        all_runs = run_cell(functools.partial(factory, backoff=BACKOFF))
     meta = {
         "experiment": "snest",
         "dataset": art.meta.get("name", dataset),
@@ -101,5 +115,6 @@ def embed_cell(
         "max_iter": settings.max_iter,
         "stopping": stopping,
         "precision": settings.precision,
+        "backed_off": backed_off,
     }
     return all_runs, meta

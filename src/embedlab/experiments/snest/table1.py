@@ -48,6 +48,9 @@ def kl_table(run_files: Iterable[str | Path], paper_csv: str | Path) -> pd.DataF
         else:
             ours = best["cost"]
             best_params = {k: v for k, v in best.items() if k in meta["grid"]}
+            if best.get("backoffs"):  # the run restarted at halved rates (embed_cell)
+                best_params["backoffs"] = best["backoffs"]
+                best_params["learning_rate_used"] = best["learning_rate_used"]
             verdict = tables.verdict(ours, ref, tol=TOLERANCE, lower_is_better=True)
         rows.append(
             {
