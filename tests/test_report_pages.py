@@ -95,9 +95,9 @@ def test_a_table_with_verdicts_counts_them_and_claims_count_those_held():
     text = pages.table_page(table, title="t", source="t.csv")
     assert "2 verdicts: 1 matched, 1 subsampled: not comparable" in text
     assert "v-not-comparable" in text and "<th>matched</th>" not in text  # no per-paper table
-    claims = pd.DataFrame({"claim": ["x", "y", "z"], "holds": [True, False, False]})
+    claims = pd.DataFrame({"claim": list("xyzw"), "holds": ["True", "False", "False", "not run"]})
     text = pages.table_page(claims, title="claims", source="c.csv")
-    assert "3 claims: 1 hold, 2 do not" in text
+    assert "4 claims: 1 hold, 2 do not, 1 not run" in text
     classes = [c[2].split()[-1] for c in _cells(text) if c[1] == "td" and "holds" in c[2]]
     assert classes == ["holds-true", "holds-false", "holds-false"]
 

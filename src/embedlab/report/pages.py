@@ -167,10 +167,9 @@ def headline(df: pd.DataFrame) -> str:
             parts.append(_counts_table(df))
     if HOLDS in df.columns:
         held = df[HOLDS].astype(str).value_counts()
-        parts.append(
-            f"<p>{_many(len(df), 'claim', 'claims')}: {int(held.get('True', 0))} hold, "
-            f"{int(held.get('False', 0))} do not</p>"
-        )
+        said = [f"{int(held.get('True', 0))} hold", f"{int(held.get('False', 0))} do not"]
+        said += [f"{n} {value}" for value, n in held.items() if value not in HOLDS_COLOURS]
+        parts.append(f"<p>{_many(len(df), 'claim', 'claims')}: {html.escape(', '.join(said))}</p>")
     if not parts:
         return ""
     return (
