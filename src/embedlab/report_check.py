@@ -3,12 +3,16 @@
 The report is a single-page React app with every result embedded as a data URI. We load a copy
 of it, with one extra script at the end, in headless Chromium (``--dump-dom``). The script waits
 for the app to mount, then for every embedded result: decodes it in the browser (a figure must
-load as an image with non-zero size, a table must have a header and at least one row) and checks
-its caption is not empty; then it walks the app's own navigation (each category, each
-subcategory, clicked as a reader would) and checks that every result is listed there. It writes
-what it found as JSON into the page, which Chromium prints; :func:`check` compares that with
-the figures and tables the workflow made (``expected``) and returns the problems (an empty
-list: the report is good).
+load as an image with non-zero size; a table's page must hold an HTML table with a header and
+at least one row), checks its caption is not empty, and opens it with the app's own view
+button, as a reader would: a result the app offers only as a download (a CSV: the app shows
+images, HTML and PDF inline and nothing else) is a table the reader cannot see, and one it
+opens must then be what the content pane shows. Then it walks the app's own navigation (each
+category, each subcategory, clicked as a reader would) and checks that every result is listed
+there. It writes what it found as JSON into the page, which Chromium prints; :func:`check`
+compares that with the figures and tables the workflow made (``expected``: a table
+``results/tables/<name>.csv`` is expected as its page ``results/report/<name>.html``) and
+returns the problems (an empty list: the report is good).
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from pathlib import Path
 
 #: the outputs a reader expects in the report: every figure and every table
 EXPECTED = re.compile(r"^results/(figures/[^/\s]+\.png|tables/[^/\s]+\.csv)$")
+#: a table (CSV) and its page, which the report shows (the workflow's report_table)
+TABLE, PAGE = re.compile(r"^results/tables/([^/\s]+)\.csv$"), "results/report/{}.html"
 
 PROBE = r"""
 <script id="embedlab-probe">
@@ -45,9 +51,24 @@ PROBE = r"""
           img.src = res.data_uri;
         });
         item.width = size[0]; item.height = size[1];
-      } else {
+      } else if (res.mime_type === "text/html") {
+        // the page's tables: those with a header cell and at least one row of data cells
         const text = await (await fetch(res.data_uri)).text();
-        item.rows = text.trim().split("\n").length - 1;
+        const page = new DOMParser().parseFromString(text, "text/html");
+        const rows = [...page.querySelectorAll("table")]
+          .filter((t) => t.querySelector("th"))
+          .map((t) => [...t.querySelectorAll("tr")].filter((r) => r.querySelector("td")).length);
+        item.tables = rows.filter((n) => n > 0).length;
+        item.rows = Math.max(0, ...rows);
+      }
+      // open it with the app's own view button: a download link, or a view of the content pane
+      const button = new ButtonViewManager(app).handleSelectedResult(path);
+      item.download = Boolean(button.props.download);
+      if (!item.download && button.props.onClick) {
+        button.props.onClick();
+        await pause(100);
+        item.shown = [...document.querySelectorAll("#app iframe, #app img")]
+          .some((el) => el.getAttribute("src") === res.data_uri);
       }
       out.items[path] = item;
     }
@@ -97,10 +118,17 @@ def find_browser() -> str | None:
     return None
 
 
+def page_of(table: str) -> str:
+    """The report's page of ``table`` (``results/tables/<name>.csv``); any other path as it is."""
+    found = TABLE.match(table)
+    return PAGE.format(found.group(1)) if found else table
+
+
 def expected_from_summary(summary: str) -> list[str]:
-    """Figures and tables among the output files that ``snakemake --summary`` lists."""
+    """What the report must show of the output files that ``snakemake --summary`` lists: each
+    figure, and each table as its page."""
     files = (line.split("\t")[0].strip() for line in summary.splitlines()[1:])
-    return sorted(f for f in files if EXPECTED.match(f))
+    return sorted({page_of(f) for f in files if EXPECTED.match(f)})
 
 
 def probe(report: str | Path, browser: str, timeout: float = 300) -> dict:
@@ -149,8 +177,15 @@ def problems(found: dict, expected: Iterable[str]) -> list[str]:
     for path, item in sorted(items.items()):
         if item["mime"].startswith("image/") and min(item["width"], item["height"]) <= 0:
             out.append(f"{path}: the image does not load in the browser")
-        if not item["mime"].startswith("image/") and item.get("rows", 0) < 1:
-            out.append(f"{path}: the table has no rows")
+        if item["download"]:
+            out.append(
+                f"{path}: only a download in the report ({item['mime']}), not shown: "
+                "the report shows a table as its HTML page (report_table in common.smk)"
+            )
+        elif not item.get("shown", False):
+            out.append(f"{path}: opened in the report, it is not what the report shows")
+        if item["mime"] == "text/html" and item["tables"] < 1:
+            out.append(f"{path}: the page holds no HTML table with a header and rows")
         if item["caption"] == 0:
             out.append(f"{path}: no caption")
         if not found["listed"].get(path, False):

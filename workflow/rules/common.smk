@@ -382,3 +382,76 @@ PAPER_TARGETS = {}
 
 def paper_targets():
     return [t for targets in PAPER_TARGETS.values() for t in targets]
+
+
+# the tables the report shows, in the order their rules declare them (report_table)
+REPORT_TABLES = []
+
+
+def report_table(path, caption, category, labels, **wildcard_constraints):
+    """Table `path`, a rule's CSV output (returned as it is: the CSV stays a plain file in
+    results/tables/, which the docs and the comparisons of two runs read), for the HTML
+    report. The report offers a CSV only as a download and shows an HTML file inline, so
+    report.smk renders the table as a page, results/report/<name>.html, marked for the
+    report with `caption`, `category` and `labels` as report() takes them.
+    `wildcard_constraints`: those of the rule where two tables' names could match one
+    pattern (the page's rule needs them to tell the tables apart)."""
+    REPORT_TABLES.append(
+        dict(
+            csv=path,
+            caption=caption,
+            category=category,
+            labels=labels,
+            constraints=wildcard_constraints,
+        )
+    )
+    return path
+
+
+# A table's page in the report: results/tables/<name>.csv -> results/report/<name>.html
+TABLE_CSV = re.compile(r"results/tables/(?P<name>[^/]+)\.csv")
+PAGE = "results/report/{}.html"
+
+
+def page_of(table):
+    """The report's page of table `table` (results/tables/<name>.csv)."""
+    found = TABLE_CSV.fullmatch(table)
+    if found is None:
+        raise WorkflowError(f"{table}: a table is results/tables/<name>.csv")
+    return PAGE.format(found["name"])
+
+
+def report_pages(targets):
+    """The page of each table among `targets`: every table must be declared for the report
+    (report_table), so none is left out of it."""
+    tables = [t for t in targets if TABLE_CSV.fullmatch(t)]
+    patterns = [
+        re.compile(re.sub(r"\\\{\w+\\\}", ".+", re.escape(t["csv"])))
+        for t in REPORT_TABLES
+    ]
+    unknown = [t for t in tables if not any(p.fullmatch(t) for p in patterns)]
+    if unknown:
+        raise WorkflowError(
+            f"tables {unknown} are not declared for the report: write the rule's output "
+            "as report_table(path, caption=..., category=..., labels=...) (common.smk)"
+        )
+    return [page_of(t) for t in tables]
+
+
+def page_settings(table):
+    """The settings of the page job of a declared table: its title, "<category>: <label>"
+    with the job's wildcards filled in."""
+    label = next(iter(table["labels"].values()))
+    return lambda wc: step_settings(
+        "report.page", title=f"{table['category']}: {label.format(**dict(wc.items()))}"
+    )
+
+
+def page_rule(table):
+    """<name>_page, the name of the page rule of a declared table; a name with wildcards
+    (`{prefix}_{dataset}`) comes after its category's (tste_prefix_dataset_page)."""
+    name = TABLE_CSV.fullmatch(table["csv"])["name"]
+    words = re.sub(r"\W+", "_", re.sub(r"[{}]", "", name)).strip("_")
+    if "{" in name:
+        words = f'{re.sub(r"[^a-z0-9]", "", table["category"].lower())}_{words}'
+    return f"{words}_page"

@@ -135,7 +135,7 @@ rule dataset_summary:
     input:
         meta=dataset_artifacts(),
     output:
-        csv=report(
+        csv=report_table(
             "results/tables/datasets.csv",
             caption="../report/datasets.rst",
             category="Datasets",

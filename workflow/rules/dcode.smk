@@ -112,7 +112,7 @@ rule dcode_table:
         own_results=DCODE_OWN_FILES,
         paper="config/paper_values/dcode_table2.csv",
     output:
-        csv=report(
+        csv=report_table(
             "results/tables/dcode_rank.csv",
             caption="../report/dcode_rank.rst",
             category="D-CODE",
@@ -155,7 +155,7 @@ rule dcode_fig3:
             labels={"figure": "fig3"},
         ),
         pdf="results/figures/dcode_fig3.pdf",
-        ranks=report(
+        ranks=report_table(
             "results/tables/dcode_synthetic_rank.csv",
             caption="../report/dcode_figure_data.rst",
             category="D-CODE",
@@ -191,7 +191,7 @@ rule dcode_fig4:
             labels={"figure": "fig4"},
         ),
         pdf="results/figures/dcode_fig4.pdf",
-        coordinates=report(
+        coordinates=report_table(
             "results/tables/dcode_fig4.csv",
             caption="../report/dcode_figure_data.rst",
             category="D-CODE",
@@ -227,7 +227,7 @@ rule dcode_fig5:
             labels={"figure": "fig5"},
         ),
         pdf="results/figures/dcode_fig5.pdf",
-        trajectories=report(
+        trajectories=report_table(
             "results/tables/dcode_fig5.csv",
             caption="../report/dcode_figure_data.rst",
             category="D-CODE",

@@ -187,7 +187,7 @@ rule diffeomap_table:
         gplvm_maps=diffeomap_gplvm_files(DIFFEOMAP["table_datasets"]),
         paper="config/paper_values/diffeomap_1nn.csv",
     output:
-        csv=report(
+        csv=report_table(
             "results/tables/diffeomap_1nn.csv",
             caption="../report/diffeomap_1nn.rst",
             category="Diffeomap",
@@ -216,7 +216,7 @@ rule diffeomap_author_sets:
     input:
         data=artifact("nips_text"),
     output:
-        csv=report(
+        csv=report_table(
             "results/tables/diffeomap_nips_author_sets.csv",
             caption="../report/diffeomap_author_sets.rst",
             category="Diffeomap",

@@ -56,7 +56,7 @@ rule ee_table:
     input:
         sweeps=expand("results/embeddings/ee/{dataset}.csv", dataset=EE["datasets"]),
     output:
-        csv=report(
+        csv=report_table(
             "results/tables/ee_sweep.csv",
             caption="../report/ee_sweep_table.rst",
             category="Elastic Embedding",
@@ -116,7 +116,7 @@ rule ee_homotopy:
     input:
         data=artifact(EE_HOMOTOPY["dataset"]),
     output:
-        csv=report(
+        csv=report_table(
             "results/tables/ee_homotopy.csv",
             caption="../report/ee_homotopy.rst",
             category="Elastic Embedding",

@@ -76,7 +76,7 @@ rule scale_table:
         sparse_p="results/embeddings/scale/affinities.npz",
         maps=SCALE_MAPS,
     output:
-        csv=report(
+        csv=report_table(
             "results/tables/scale.csv",
             caption="../report/scale.rst",
             category="Scale (beyond the papers)",

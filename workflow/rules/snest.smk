@@ -59,7 +59,7 @@ rule snest_table:
         run_files=SNEST_RUNS,
         paper="config/paper_values/snest_table1.csv",
     output:
-        csv=report(
+        csv=report_table(
             "results/tables/snest_kl.csv",
             caption="../report/snest_kl.rst",
             category="SNEST",

@@ -34,6 +34,12 @@ TSTE_SECTION = {
     TSTE_PREFIX[p]: TSTE if p == "paper_text" else TSTE_AUTHORS for p in TSTE_PROTOCOLS
 }
 TSTE_DATASETS = sorted({d for s in TSTE_SECTION.values() for d in s["datasets"]})
+# the wildcards of a Fig. 2 table's name (rule tste_table, and its page in the report, which
+# tells it apart from a claims table by them)
+TSTE_TABLE_NAME = dict(
+    prefix="|".join(TSTE_PREFIX.values()),
+    dataset="|".join(TSTE_DATASETS) or "no-dataset",
+)
 PAPER_TARGETS["tste"] = []
 for _prefix in TSTE_SECTION:
     PAPER_TARGETS["tste"] += (
@@ -208,11 +214,12 @@ rule tste_table:
     input:
         metrics=lambda wc: tste_metrics(wc.prefix, wc.dataset),
     output:
-        csv=report(
+        csv=report_table(
             "results/tables/{prefix}_{dataset}.csv",
             caption="../report/tste_table.rst",
             category="t-STE",
             labels={"table": "Fig. 2: {prefix} {dataset}"},
+            **TSTE_TABLE_NAME,
         ),
         md="results/tables/{prefix}_{dataset}.md",
     log:
@@ -220,8 +227,7 @@ rule tste_table:
     benchmark:
         "logs/benchmarks/tste_table/{prefix}/table_{dataset}.tsv"
     wildcard_constraints:
-        prefix="tste|tste_authors|tste_authors_figure",
-        dataset="|".join(TSTE_DATASETS) or "no-dataset",
+        **TSTE_TABLE_NAME,
     conda:
         "../envs/embedlab.yaml"
     resources:
@@ -246,7 +252,7 @@ rule tste_claims:
         paper="config/paper_values/tste_claims.csv",
     output:
         md="results/tables/{prefix}_claims.md",
-        csv=report(
+        csv=report_table(
             "results/tables/{prefix}_claims.csv",
             caption="../report/tste_claims.rst",
             category="t-STE",

@@ -19,3 +19,10 @@ class TimingsSettings(Settings):
     """The folder of the run's benchmark files (Snakemake's ``benchmark:`` of each rule)."""
 
     benchmarks: Derived[str]
+
+
+@dataclass(frozen=True)
+class PageSettings(Settings):
+    """The title of a table's page in the report (its category and label there)."""
+
+    title: Derived[str]

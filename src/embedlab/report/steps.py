@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from embedlab.report.settings import DatasetsSettings, TimingsSettings
+from embedlab.report.settings import DatasetsSettings, PageSettings, TimingsSettings
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +20,16 @@ def datasets(settings: DatasetsSettings, *, meta, csv, md) -> None:
     title = "Datasets: our counts beside the papers'"
     tables.write_table(counts, csv, md, measured=(), title=title, after=own)
     log.info("wrote %s and %s (%d datasets)", csv, md, len(counts))
+
+
+def page(settings: PageSettings, *, csv, html, **wildcards) -> None:
+    """The CSV table ``csv`` as a page of the HTML report (:mod:`embedlab.report.pages`),
+    which shows it inline where it offers the CSV only as a download. ``wildcards``: those of
+    the table's name (a t-STE table's protocol and dataset), already in the title."""
+    from embedlab.report import pages
+
+    table = pages.write_page(csv, html, settings.title)
+    log.info("wrote %s: %s (%d rows)", html, settings.title, len(table))
 
 
 def papers(*, tables, values, meta, csv, md) -> None:
