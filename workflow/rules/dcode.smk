@@ -263,7 +263,7 @@ rule dcode_own_map:
             labels={"figure": "map {dataset}"},
         ),
         pdf="results/figures/dcode_map_{dataset}.pdf",
-        coordinates=report(
+        coordinates=report_table(
             "results/tables/dcode_map_{dataset}.csv",
             caption="../report/dcode_own_map.rst",
             category="D-CODE",
