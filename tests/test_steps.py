@@ -83,7 +83,7 @@ def test_call_checks_the_settings_before_running(tmp_path):
     csv = tmp_path / "a.csv"
     pd.DataFrame({"dataset": ["a"], "seconds": [1.0]}).to_csv(csv, index=False)
     paths = {"sweeps": [str(csv)], "csv": str(tmp_path / "t.csv"), "md": str(tmp_path / "t.md")}
-    with pytest.raises(SettingsError, match="ee.table: settings do not fit TableSettings"):
+    with pytest.raises(SettingsError, match="ee.table: settings do not fit LeftOutSettings"):
         steps.call("ee.table", {"left_out": {}, "extra": 1}, paths)
     assert not (tmp_path / "t.csv").exists()
     steps.call("ee.table", {"left_out": {"mine": "too small"}}, paths)

@@ -71,8 +71,8 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -114,6 +114,20 @@ class GradientDescent:
     abandon_margin: float = np.inf  # relative excess over the reference that abandons a run
     cost_every: int = 1  # epochs between cost evaluations (> 1: fixed-length runs only)
     backoff: int = 0  # restarts of a diverging run from Y0, each with the learning rates halved
+
+    @classmethod
+    def read(cls, options: object, **given: object) -> GradientDescent:
+        """The settings that ``options`` (an estimator, a step's settings) holds under the
+        fields' names, ``given`` taking precedence over them; a field that neither names
+        stays at its default. An estimator's optimiser options reach the optimiser this way,
+        by name."""
+        held = {f.name: getattr(options, f.name) for f in fields(cls) if hasattr(options, f.name)}
+        return cls(**_as_tuples({**held, **given}))
+
+    def values(self, names: Iterable[str]) -> dict[str, object]:
+        """{name: value} of the fields ``names`` (the sequences as tuples): the keywords of
+        the same names that another optimiser or an estimator takes."""
+        return _as_tuples({name: getattr(self, name) for name in names})
 
     def schedule_end(self) -> int:
         """First epoch after every scheduled change (momentum, exaggeration) and min_iter."""
@@ -164,6 +178,15 @@ class GradientDescent:
     def exaggeration_at(self, epoch: int) -> float:
         """x_e: the attraction factor used at ``epoch``."""
         return float(self.exaggeration) if epoch < self.exaggeration_epochs else 1.0
+
+
+#: the fields that hold a sequence (one value per stretch of the schedule)
+SEQUENCE_FIELDS = ("momentum", "momentum_epochs")
+
+
+def _as_tuples(values: dict[str, object]) -> dict[str, object]:
+    """``values`` with those of :data:`SEQUENCE_FIELDS` as tuples (a list or an array given)."""
+    return {k: tuple(v) if k in SEQUENCE_FIELDS else v for k, v in values.items()}
 
 
 #: The neighbour estimators' library defaults: openTSNE's schedule (750 epochs; the first 250

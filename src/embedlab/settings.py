@@ -123,3 +123,10 @@ class Settings:
             )
         hints = typing.get_type_hints(cls, include_extras=True)
         return cls(**{n: _coerce(values[n], hints[n], f"{where}: {n}") for n in names})
+
+
+@dataclasses.dataclass(frozen=True)
+class LeftOutSettings(Settings):
+    """A paper's table step that reads only which own datasets the paper leaves out."""
+
+    left_out: Derived[dict]  # own dataset -> why the paper does not run it

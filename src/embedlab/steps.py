@@ -19,6 +19,9 @@ workflow's plumbing (:data:`STEP_HOMES`); its name in the workflow is ``"<part>.
   traceback in the log.
 
 Snakemake deletes the outputs of a failed job, so nothing half-written is left as finished.
+
+A step's fingerprint follows names (:mod:`embedlab.codeprint`): no local variable or input in
+a steps module is named as one of its steps, or that step's code would count as the other's.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,18 +32,29 @@ COIL20_SHAPE = (16, 16)
 _PGM_IMAGE = re.compile(r"(?:^|/)s(\d+)/(\d+)\.pgm$")
 
 
+def image_set(
+    pixels: np.ndarray, path: Path, what: str, shape: tuple[int, int], items: dict,
+    codes: np.ndarray | None = None,
+) -> Artifact:
+    """An image set's artifact (the module docstring): X = the grey levels ``pixels`` (one
+    image a row, ``what`` naming them in errors) / 255; labels = the class ``codes`` (1, 2,
+    ...) - 1, none without codes; the items' columns ``items``; ``meta["image_shape"]``."""
+    arrays = {"X": unit_pixels(pixels, path, what)}
+    if codes is not None:
+        arrays["labels"] = codes - 1
+    return Artifact(
+        kind="vectors", arrays=arrays, items=pd.DataFrame(items), meta={"image_shape": list(shape)}
+    )
+
+
 def build_frey(files: dict) -> Artifact:
     """Frey faces: the columns of ``ff`` as rows of X."""
     path = raw_file(files, FREY)
     frames = load_mat(path, ("ff",))["ff"]
     check_shape(path, "ff", frames, (FREY_SHAPE[0] * FREY_SHAPE[1], None))
     n = frames.shape[1]
-    return Artifact(
-        kind="vectors",
-        arrays={"X": unit_pixels(frames.T, path, "ff")},
-        items=pd.DataFrame({"name": [f"frame{k + 1}" for k in range(n)], "frame": np.arange(n)}),
-        meta={"image_shape": list(FREY_SHAPE)},
-    )
+    items = {"name": [f"frame{k + 1}" for k in range(n)], "frame": np.arange(n)}
+    return image_set(frames.T, path, "ff", FREY_SHAPE, items)
 
 
 def read_pgm(data: bytes, source: str) -> np.ndarray:
@@ -104,15 +116,9 @@ def build_olivetti(files: dict) -> Artifact:
     subject = np.array([s for s, _, _ in entries], dtype=np.int64)
     image = np.array([k for _, k, _ in entries], dtype=np.int64)
     pixels = np.stack([im.reshape(-1) for im in images])
-    return Artifact(
-        kind="vectors",
-        arrays={"X": unit_pixels(pixels, path, "pgm images"), "labels": subject - 1},
-        items=pd.DataFrame(
-            {"name": [f"s{s}/{k}" for s, k in zip(subject, image, strict=True)],
-             "subject": subject, "image": image}
-        ),
-        meta={"image_shape": list(shape)},
-    )
+    names = [f"s{s}/{k}" for s, k in zip(subject, image, strict=True)]
+    items = {"name": names, "subject": subject, "image": image}
+    return image_set(pixels, path, "pgm images", shape, items, codes=subject)
 
 
 def build_coil20(files: dict) -> Artifact:
@@ -126,12 +132,6 @@ def build_coil20(files: dict) -> Artifact:
     for c in np.unique(klass):
         rows = np.flatnonzero(klass == c)
         pose[rows] = np.arange(len(rows))
-    return Artifact(
-        kind="vectors",
-        arrays={"X": unit_pixels(pixels, path, "data"), "labels": klass - 1},
-        items=pd.DataFrame(
-            {"name": [f"obj{c}_{p}" for c, p in zip(klass, pose, strict=True)],
-             "object": klass, "pose": pose}
-        ),
-        meta={"image_shape": list(COIL20_SHAPE)},
-    )
+    names = [f"obj{c}_{p}" for c, p in zip(klass, pose, strict=True)]
+    items = {"name": names, "object": klass, "pose": pose}
+    return image_set(pixels, path, "data", COIL20_SHAPE, items, codes=klass)

@@ -329,19 +329,12 @@ class ElasticEmbedding(BaseEstimator):
         max_iter = self.max_iter if self.stage_iter is None else self.stage_iter
         if stage == 0 and self.first_stage_iter is not None:
             max_iter = self.first_stage_iter
-        return GradientDescent(
-            learning_rate=self.learning_rate,
-            momentum=tuple(self.momentum),
-            momentum_epochs=tuple(self.momentum_epochs),
+        return GradientDescent.read(
+            self,
             exaggeration=1.0,
             exaggeration_epochs=0,
-            min_gain=self.min_gain,
             max_iter=int(max_iter),
             min_iter=min(int(self.min_iter), int(max_iter)),
-            tol=self.tol,
-            cost_every=self.cost_every,
-            log_every=self.log_every,
-            backoff=self.backoff,
         )
 
     def _initial(self, X: np.ndarray) -> np.ndarray:

@@ -406,23 +406,11 @@ class _NeighbourEmbedding(BaseEstimator):
         if n is None and "auto" in (self.learning_rate, getattr(self, "learning_rate_time", 0)):
             raise ValueError("an 'auto' learning rate needs the number of points")
         rate, rate_time = self._learning_rates(n if n is not None else 1)
-        return GradientDescent(
+        return GradientDescent.read(
+            self,
             learning_rate=rate,
             learning_rate_time=rate_time,
-            momentum=tuple(self.momentum),
-            momentum_epochs=tuple(self.momentum_epochs),
-            exaggeration=self.exaggeration,
-            exaggeration_epochs=self.exaggeration_epochs,
-            min_gain=self.min_gain,
-            max_iter=self.max_iter,
             min_iter=self.max_iter if self.min_iter is None else self.min_iter,
-            tol=self.tol,
-            rate_window=self.rate_window,
-            plateau_tol=self.plateau_tol,
-            abandon_margin=self.abandon_margin,
-            cost_every=self.cost_every,
-            log_every=self.log_every,
-            backoff=self.backoff,
         )
 
     def _fft_settings(self) -> neighbour_fft.FFTSettings:

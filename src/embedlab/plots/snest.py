@@ -244,23 +244,27 @@ def school_figure(embedding, links, classes, roles) -> Figure:
     ax.add_collection(
         LineCollection(space[links], colors="#9a9a9a", linewidths=0.6, zorder=1, label="links")
     )
-    student_markers = "o^vDph"
-    handles = [Line2D([], [], color="#9a9a9a", lw=0.8, label="social link")]
-    for k, cls in enumerate(np.unique(classes)):
-        in_class = (classes == cls) & ~teacher
-        marker = student_markers[k % len(student_markers)]
+
+    def scatter_in_time(rows: np.ndarray, marker: str, size: float, edge: float, zorder: int):
+        """The points ``rows`` at their space coordinates, coloured by their time one."""
         ax.scatter(
-            space[in_class, 0],
-            space[in_class, 1],
-            c=time[in_class],
+            space[rows, 0],
+            space[rows, 1],
+            c=time[rows],
             cmap=TIME_CMAP,
             norm=norm,
             marker=marker,
-            s=55,
+            s=size,
             edgecolors="black",
-            linewidths=0.5,
-            zorder=2,
+            linewidths=edge,
+            zorder=zorder,
         )
+
+    student_markers = "o^vDph"
+    handles = [Line2D([], [], color="#9a9a9a", lw=0.8, label="social link")]
+    for k, cls in enumerate(np.unique(classes)):
+        marker = student_markers[k % len(student_markers)]
+        scatter_in_time((classes == cls) & ~teacher, marker, 55, 0.5, 2)
         handles.append(
             Line2D(
                 [],
@@ -272,18 +276,7 @@ def school_figure(embedding, links, classes, roles) -> Figure:
                 label=f"student, class {cls}",
             )
         )
-    ax.scatter(
-        space[teacher, 0],
-        space[teacher, 1],
-        c=time[teacher],
-        cmap=TIME_CMAP,
-        norm=norm,
-        marker="s",
-        s=190,
-        edgecolors="black",
-        linewidths=1.4,
-        zorder=3,
-    )
+    scatter_in_time(teacher, "s", 190, 1.4, 3)
     for i in np.flatnonzero(teacher):
         ax.annotate(
             f"teacher {classes[i]}",

@@ -40,12 +40,6 @@ class RankSettings(Settings):
     grid_extensions: int
 
 
-@dataclass(frozen=True)
-class TableSettings(Settings):
-    """``dcode``: Table 2's page (:mod:`.table`)."""
-
-    left_out: Derived[dict]  # own dataset -> why the paper does not run it
-
 
 @dataclass(frozen=True)
 class SyntheticFigureSettings(Settings):

@@ -1,8 +1,5 @@
 """The D-CODE steps of the workflow (run by :mod:`embedlab.steps`): paths in, files out; the
-computations are :mod:`.rank`, :mod:`.table` and :mod:`.figures`.
-
-A step's fingerprint follows names (embedlab.codeprint): no local variable here is named as a
-step, or that step's code would count as this one's."""
+computations are :mod:`.rank`, :mod:`.table` and :mod:`.figures`."""
 
 from __future__ import annotations
 
@@ -20,10 +17,10 @@ from embedlab.experiments.dcode.settings import (
     PairsFigureSettings,
     RankSettings,
     SyntheticFigureSettings,
-    TableSettings,
 )
 from embedlab.experiments.dcode.subsets import items_of
 from embedlab.experiments.dcode.table import rank_table, table_markdown
+from embedlab.settings import LeftOutSettings
 
 
 def rank(settings: RankSettings, *, corpus, result, observation, a, w) -> None:
@@ -45,7 +42,7 @@ def own_rank(settings: RankSettings, *, corpus, result, dataset, observation, a,
     artifacts.write_text_atomic(result, json.dumps(outcome, indent=1, default=float))
 
 
-def table(settings: TableSettings, *, results, own_results, paper, csv, md, md_long) -> None:
+def table(settings: LeftOutSettings, *, results, own_results, paper, csv, md, md_long) -> None:
     """Table 2: our median ranks beside the paper's, then the own datasets' (csv and its long
     markdown), and the markdown page with the paired tests, the validated variances and the
     own datasets left out."""

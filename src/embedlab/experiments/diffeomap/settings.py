@@ -73,10 +73,6 @@ class BaselineSettings(Settings):
     preparation: Derived[Preparation]  # the dataset's entry, made with the settings
 
 
-@dataclass(frozen=True)
-class TableSettings(Settings):
-    left_out: Derived[dict]  # own dataset -> why the paper does not run it
-
 
 @dataclass(frozen=True)
 class AuthorSetSettings(Settings):

@@ -1,10 +1,6 @@
 """The Diffeomap steps of the workflow (run by :mod:`embedlab.steps`): paths in, files out;
 the computations are :mod:`.fits`, :mod:`.gather`, :mod:`.baselines`, :mod:`.gplvm`,
-:mod:`.table`, :mod:`.authors` and :mod:`.figures`.
-
-A step's fingerprint follows names (embedlab.codeprint): no local variable or input here is
-named as a step, or that step's code would count as this one's.
-"""
+:mod:`.table`, :mod:`.authors` and :mod:`.figures`."""
 
 from __future__ import annotations
 
@@ -19,9 +15,9 @@ from embedlab.experiments.diffeomap.settings import (
     BcGplvmSettings,
     FitSettings,
     GplvmSettings,
-    TableSettings,
 )
 from embedlab.experiments.diffeomap.table import results_table
+from embedlab.settings import LeftOutSettings
 
 
 def fit(settings: FitSettings, *, data, npz, dataset, stage, select_from=None, point=None) -> None:
@@ -73,7 +69,7 @@ def _gp_lvm_map(settings, data, npz, dataset) -> None:
     runs.save_npz(npz, arrays, info)
 
 
-def table(settings: TableSettings, *, results, paper, csv, md, gplvm_maps=()) -> None:
+def table(settings: LeftOutSettings, *, results, paper, csv, md, gplvm_maps=()) -> None:
     """The 1-NN table of the fit and baselines files ``results`` and the GP-LVM files
     ``gplvm_maps`` beside the paper's values."""
     tables.write_table(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from embedlab.settings import Derived, Settings
+from embedlab.settings import Settings
 
 #: properties of the config section (key) that the workflow reads to lay out the jobs, not a
 #: step: which datasets get a sweep, the homotopy job's input
@@ -22,10 +22,6 @@ class SweepSettings(Settings):
     learning_rates: tuple[float, ...]
     max_iter: int
 
-
-@dataclass(frozen=True)
-class TableSettings(Settings):
-    left_out: Derived[dict]  # own dataset -> why the paper does not run it
 
 
 @dataclass(frozen=True)

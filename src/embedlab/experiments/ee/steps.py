@@ -1,8 +1,5 @@
 """The Elastic Embedding steps of the workflow (run by :mod:`embedlab.steps`): paths in, files
-out; the computations are :mod:`.sweep` and :mod:`.homotopy`.
-
-A step's fingerprint follows names (embedlab.codeprint): no local variable here is named as a
-step, or that step's code would count as this one's."""
+out; the computations are :mod:`.sweep` and :mod:`.homotopy`."""
 
 from __future__ import annotations
 
@@ -10,8 +7,9 @@ import pandas as pd
 
 from embedlab import artifacts, runs, tables
 from embedlab.experiments.ee.homotopy import homotopy_comparison
-from embedlab.experiments.ee.settings import HomotopySettings, SweepSettings, TableSettings
+from embedlab.experiments.ee.settings import HomotopySettings, SweepSettings
 from embedlab.experiments.ee.sweep import sweep as sweep_dataset
+from embedlab.settings import LeftOutSettings
 
 
 def sweep(settings: SweepSettings, *, data, maps, csv, dataset) -> None:
@@ -28,7 +26,7 @@ def sweep(settings: SweepSettings, *, data, maps, csv, dataset) -> None:
     runs.save_npz(maps, arrays, {"meta": meta})
 
 
-def table(settings: TableSettings, *, sweeps, csv, md) -> None:
+def table(settings: LeftOutSettings, *, sweeps, csv, md) -> None:
     """Every dataset's sweep metrics in one table."""
     rows = pd.concat([pd.read_csv(f) for f in sweeps], ignore_index=True)
     tables.write_table(

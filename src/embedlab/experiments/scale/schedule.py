@@ -25,17 +25,10 @@ def learning_rate(settings: EmbedSettings, n: int) -> float:
 
 
 def schedule(settings: EmbedSettings, n: int) -> GradientDescent:
-    """The t-SNE schedule as our optimiser's settings (every epoch run: min_iter = max)."""
-    return GradientDescent(
-        learning_rate=learning_rate(settings, n),
-        momentum=tuple(settings.momentum),
-        momentum_epochs=tuple(settings.momentum_epochs),
-        exaggeration=settings.exaggeration,
-        exaggeration_epochs=settings.exaggeration_epochs,
-        max_iter=settings.max_iter,
-        min_iter=settings.max_iter,
-        log_every=settings.log_every,
-        cost_every=settings.cost_every,
+    """The t-SNE schedule as our optimiser's settings (every epoch run: min_iter = max): the
+    fields of :class:`EmbedSettings` named as the optimiser's, the learning rate resolved."""
+    return GradientDescent.read(
+        settings, learning_rate=learning_rate(settings, n), min_iter=settings.max_iter
     )
 
 
@@ -56,19 +49,14 @@ def ee_lambda(settings: EmbedSettings, n: int) -> float:
     return float(settings.ee["lam_n"]) / n
 
 
+#: the schedule's settings that the neighbour estimators take as keywords of the same names
+ESTIMATOR_KEYS = ("learning_rate", "momentum", "momentum_epochs", "exaggeration",
+                  "exaggeration_epochs", "max_iter", "min_iter", "log_every", "cost_every")
+
+
 def estimator_kw(s: GradientDescent) -> dict:
     """The neighbour estimators' optimiser keywords for the settings ``s``."""
-    return {
-        "learning_rate": s.learning_rate,
-        "momentum": tuple(s.momentum),
-        "momentum_epochs": tuple(s.momentum_epochs),
-        "exaggeration": s.exaggeration,
-        "exaggeration_epochs": s.exaggeration_epochs,
-        "max_iter": s.max_iter,
-        "min_iter": s.min_iter,
-        "log_every": s.log_every,
-        "cost_every": s.cost_every,
-    }
+    return s.values(ESTIMATOR_KEYS)
 
 
 def phases(s: GradientDescent) -> list[tuple[int, float, float]]:

@@ -1,8 +1,5 @@
 """The scale steps of the workflow (run by :mod:`embedlab.steps`): paths in, files out; the
-computations are :mod:`.affinities`, :mod:`.fits` and :mod:`.measures`.
-
-A step's fingerprint follows names (embedlab.codeprint): no local variable here is named as a
-step, or that step's code would count as this one's."""
+computations are :mod:`.affinities`, :mod:`.fits` and :mod:`.measures`."""
 
 from __future__ import annotations
 
