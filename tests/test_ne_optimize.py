@@ -229,3 +229,20 @@ def test_cost_every_asks_for_the_cost_only_at_its_epochs_and_logged_ones():
 def test_invalid_settings_are_rejected(kwargs):
     with pytest.raises(ValueError):
         GradientDescent(**kwargs)
+
+
+def test_settings_are_read_by_name_given_values_first_sequences_as_tuples():
+    class Options:
+        momentum = [0.3, 0.6]
+        momentum_epochs = [40]
+        max_iter = 90
+        min_iter = 10
+        perplexity = 30.0  # not an optimiser setting: not read
+
+    s = GradientDescent.read(Options(), min_iter=90, learning_rate=7.0)
+    assert (s.momentum, s.momentum_epochs, s.max_iter) == ((0.3, 0.6), (40,), 90)
+    assert (s.min_iter, s.learning_rate) == (90, 7.0)
+    assert s.tol == GradientDescent().tol and s.exaggeration == GradientDescent().exaggeration
+    assert s.values(["momentum", "max_iter"]) == {"momentum": (0.3, 0.6), "max_iter": 90}
+    with pytest.raises(ValueError, match="one more value"):
+        GradientDescent.read(Options(), momentum_epochs=[])
