@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils import estimator_checks as sk
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from embedlab import CKL, DCODE, GNMDS, STE, TSTE
+from embedlab.methods.conventions import keep_arguments, points_of
 
 ESTIMATORS = [GNMDS(), CKL(), STE(), TSTE(), DCODE()]
 API_CHECKS = [
@@ -69,3 +71,31 @@ def test_fit_takes_y_and_n_by_keyword(cls):
 def test_malformed_triplets_get_scikit_learns_messages(triplets, message):
     with pytest.raises(ValueError, match=message):
         STE().fit(triplets, n=4)
+
+
+class TripletsOfPoints(BaseEstimator):
+    """cblearn's way of running scikit-learn's data-driven checks on a triplet estimator:
+    ``fit(X)`` draws triplets from the points' distances (:func:`triplets_of`) and fits a
+    clone of ``estimator`` on them. The points are read by the wrapper; what the checks see
+    of the estimator is its fit on real triplets: determinism under a seed, pickling,
+    read-only and Fortran-ordered input turned into triplets, clone and parameter handling."""
+
+    def __init__(self, estimator=None, n_triplets=100):
+        keep_arguments(self, locals())
+
+    def fit(self, X, y=None):
+        X = points_of(self, X)
+        triplets = triplets_of(X, self.n_triplets)
+        self.estimator_ = clone(self.estimator).fit(triplets, n=len(X))
+        self.embedding_ = self.estimator_.embedding_
+        return self
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X).embedding_
+
+
+@parametrize_with_checks(
+    [TripletsOfPoints(cls(max_iter=20, random_state=0)) for cls in (GNMDS, CKL, STE, TSTE)]
+)
+def test_scikit_learn_checks_through_points(estimator, check):
+    check(estimator)
