@@ -180,6 +180,10 @@ class GradientDescent:
         return float(self.exaggeration) if epoch < self.exaggeration_epochs else 1.0
 
 
+#: the estimators' ``backoff``: restarts of a diverging run, each with the learning rates
+#: halved (10 reach gamma / 1024); the papers' protocols, which search grids of rates, use 0
+BACKOFF = 10
+
 #: the fields that hold a sequence (one value per stretch of the schedule)
 SEQUENCE_FIELDS = ("momentum", "momentum_epochs")
 

@@ -123,9 +123,14 @@ def run_grid(
     return runs
 
 
+def finished(runs: Sequence[Run]) -> list[Run]:
+    """The runs that did not fail (a finite cost)."""
+    return [r for r in runs if np.isfinite(r.cost)]
+
+
 def best_run(runs: Sequence[Run]) -> Run:
     """The run with the lowest finite cost (raises if every run failed)."""
-    ok = [r for r in runs if np.isfinite(r.cost)]
+    ok = finished(runs)
     if not ok:
         first = runs[0]
         raise RuntimeError(
@@ -185,8 +190,7 @@ def save_runs(path: str | Path, runs: Sequence[Run], meta: Mapping[str, Any]) ->
     package version). Where every run failed, the file says so: no best run (best index -1,
     an empty best embedding), each run's error in the table: a failed cell is a result to
     report, not a stopped workflow."""
-    ok = [r for r in runs if np.isfinite(r.cost)]
-    if ok:
+    if finished(runs):
         best = best_run(runs)
         arrays = {"best_embedding": best.embedding, "best_index": np.asarray(runs.index(best))}
     else:

@@ -41,12 +41,11 @@ from embedlab.kernels import neighbour as kernel_mod
 from embedlab.kernels import neighbour_fft
 from embedlab.methods.conventions import keep_arguments, points_of
 from embedlab.methods.neighbour import (
-    BACKOFF,
     InvalidAffinityError,
     usable_perplexity,
     validate_affinities,
 )
-from embedlab.optimize import DivergenceError, GradientDescent, minimize
+from embedlab.optimize import BACKOFF, DivergenceError, GradientDescent, minimize
 from embedlab.perplexity import squared_distances, symmetric_affinities
 
 NEGATIVE_WEIGHTS = ("distance", "uniform")

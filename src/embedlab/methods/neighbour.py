@@ -38,6 +38,7 @@ from embedlab.kernels import neighbour as kernel_mod
 from embedlab.kernels import neighbour_fft
 from embedlab.methods.conventions import keep_arguments, pairwise_of, points_of
 from embedlab.optimize import (
+    BACKOFF,
     LIBRARY,
     DivergenceError,
     GradientDescent,
@@ -61,9 +62,6 @@ TIME_RATIO = 1e-3
 #: SNEST's library exaggeration: its paper's, 4 for the first 100 epochs (see :class:`SNEST`)
 SNEST_EXAGGERATION = 4.0
 SNEST_EXAGGERATION_EPOCHS = 100
-#: the estimators' restarts of a diverging run, each with the learning rates halved
-#: (:mod:`embedlab.optimize`): 10 reach gamma / 1024
-BACKOFF = 10
 #: the approximate repulsion's grid defaults (used only with ``repulsion="fft"``)
 FFT = neighbour_fft.FFTSettings()
 
@@ -308,6 +306,16 @@ def looks_like_affinities(X: np.ndarray) -> bool:
     )
 
 
+def refuse_sparse_points(X) -> None:
+    """Raise TypeError for a sparse ``X`` where points x features are expected: a sparse
+    matrix given to ``affinity="perplexity"`` is most likely an affinity matrix P."""
+    if sp.issparse(X):
+        raise TypeError(
+            "X is a sparse matrix: with affinity='perplexity' X holds points x features "
+            "(dense); pass affinity='precomputed' if X is an affinity matrix P"
+        )
+
+
 def usable_perplexity(perplexity: float, n: int) -> float:
     """The perplexity a P over ``n`` points is built at: ``perplexity``, or (n - 1) / 3 with a
     warning where it asks for more neighbours (3 per unit) than the other n - 1 points, as
@@ -346,11 +354,7 @@ def perplexity_affinities(
     from embedlab.checks import check_points
     from embedlab.knn_affinities import EXACT_KNN_BELOW, knn_affinities, neighbours_for
 
-    if sp.issparse(X):
-        raise TypeError(
-            "X is a sparse matrix: with affinity='perplexity' X holds points x features "
-            "(dense); pass affinity='precomputed' if X is an affinity matrix P"
-        )
+    refuse_sparse_points(X)
     X = check_points(X)
     if looks_like_affinities(X):
         raise ValueError(
@@ -442,11 +446,7 @@ class _NeighbourEmbedding(BaseEstimator):
                 f"affinity={self.affinity!r}; expected 'perplexity' (X: points x features) "
                 "or 'precomputed' (X: the affinity matrix P)"
             )
-        if sp.issparse(X):
-            raise TypeError(
-                "X is a sparse matrix: with affinity='perplexity' X holds points x features "
-                "(dense); pass affinity='precomputed' if X is an affinity matrix P"
-            )
+        refuse_sparse_points(X)  # before validate_data, whose message does not say why
         X = points_of(self, X)
         P, perplexity = perplexity_affinities(
             X, self.perplexity, self.neighbors, _seed(self.random_state)

@@ -11,7 +11,7 @@ import numpy as np
 from embedlab import artifacts, runs
 from embedlab.experiments.snest.cells import TIME_KEYS, cell_label, make_estimator, parse_cell
 from embedlab.experiments.snest.settings import EmbedSettings
-from embedlab.optimize import DivergenceError
+from embedlab.optimize import BACKOFF, DivergenceError
 
 log = logging.getLogger(__name__)
 
@@ -97,10 +97,8 @@ def embed_cell(
         )  # fmt: skip
 
     all_runs = run_cell(factory)
-    backed_off = not any(np.isfinite(run.cost) for run in all_runs)
+    backed_off = not runs.finished(all_runs)
     if backed_off:  # small or odd data: the grid's rates are too long for every run
-        from embedlab.methods.neighbour import BACKOFF
-
         log.warning("%s on %s: every run diverged; again, backing off on divergence", cell, dataset)
         all_runs = run_cell(functools.partial(factory, backoff=BACKOFF))
     meta = {

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import logging
 
-import numpy as np
-
 from embedlab import artifacts, runs, tables
 from embedlab.experiments.snest.fit import embed_cell
 from embedlab.experiments.snest.settings import EmbedSettings, TableSettings
@@ -19,7 +17,7 @@ def embed(settings: EmbedSettings, *, data, runs_file, dataset, cell) -> None:
     """Every restart x grid point of one Table 1 cell on one dataset, all runs kept."""
     all_runs, meta = embed_cell(artifacts.load_files(data), cell, settings, dataset)
     runs.save_runs(runs_file, all_runs, meta)
-    if not any(np.isfinite(r.cost) for r in all_runs):
+    if not runs.finished(all_runs):
         log.warning(
             "%s on %s: all %d runs failed (the table reports the cell); the first: %s",
             cell, meta["dataset"], len(all_runs), all_runs[0].error,
