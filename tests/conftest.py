@@ -15,6 +15,13 @@ from collections.abc import Callable
 # Parallel numba kernels on a loaded 2-core machine: GNU OpenMP's default busy-waiting makes a
 # short parallel region 100x slower when threads compete; passive waiting costs ~nothing here.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# pytest-xdist runs one test process per core, so each process's BLAS keeps to its share of the
+# cores (and so do the workflow runs the tests start). OpenBLAS's threads spin while they wait:
+# two processes of two BLAS threads on two cores spend about a third of their CPU spinning on
+# small matrices (GPy's models, the K-form projections).
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+if _WORKERS > 1:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // _WORKERS)))
 from pathlib import Path
 
 import pytest

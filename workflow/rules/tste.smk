@@ -63,6 +63,12 @@ for _prefix in TSTE_SECTION:
 
 include: "tste_helpers.smk"
 
+# every folds_used entry checked against n_folds here, whichever jobs a run plans
+for _section in TSTE_SECTION.values():
+    for _dataset in _section["datasets"]:
+        for _method in tste_methods(_section, _dataset):
+            tste_folds_used(_section, _dataset, _method)
+
 
 rule tste_search:
     """The paper text's validation for one (dataset, method), one grid value: its fit on the
