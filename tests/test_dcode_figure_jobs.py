@@ -17,14 +17,19 @@ PLOTS = Path("embedlab") / "plots" / "dcode.py"
 DCODE = Path("embedlab") / "experiments" / "dcode"
 #: the steps that fit and write a figure's data file, and those that draw such a file
 COMPUTE = {"dcode.synthetic", "dcode.embedding", "dcode.own_map", "dcode.pairs"}
-DRAW = {"dcode.synthetic_figure", "dcode.embedding_figure", "dcode.pairs_figure"}
+DRAW = {
+    "dcode.synthetic_figure",
+    "dcode.embedding_figure",
+    "dcode.own_map_figure",
+    "dcode.pairs_figure",
+}
 
 
 @pytest.mark.parametrize(
     ("path", "function", "expected"),
     [
         (PLOTS, "synthetic_figure", {"dcode.synthetic_figure"}),
-        (PLOTS, "nips_figure", {"dcode.embedding_figure"}),  # Fig. 4 and the own maps
+        (PLOTS, "nips_figure", {"dcode.embedding_figure", "dcode.own_map_figure"}),
         (PLOTS, "pairs_figure", {"dcode.pairs_figure"}),
         (DCODE / "steps.py", "_load_drawing", DRAW),
     ],

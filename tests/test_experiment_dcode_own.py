@@ -181,7 +181,8 @@ def test_the_steps_give_the_table_rows_and_the_map(tmp_path):
     info = runs.load_npz(drawn)[1]
     assert info["author_label"] == "name" and info["roles"] == ["row items", "column items"]
     assert info["title"] == "swap, period 2022"
-    steps.call("dcode.embedding_figure", {}, {"drawn": drawn, "png": png, "pdf": pdf})
+    steps.call("dcode.own_map_figure", {},
+               {"drawn": drawn, "png": png, "pdf": pdf, "dataset": "swap"})  # fmt: skip
     assert Path(png).stat().st_size > 0 and Path(pdf).stat().st_size > 0
     placed = pd.read_csv(coordinates)
     assert (placed["role"] == "author").sum() == 8 and (placed["role"] == "word").sum() == 15

@@ -381,8 +381,8 @@ rule dcode_own_map_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        step="dcode.embedding_figure",
-        code=step_code("dcode.embedding_figure"),
+        step="dcode.own_map_figure",
+        code=step_code("dcode.own_map_figure"),
         settings={},
     script:
         STEP_SCRIPT

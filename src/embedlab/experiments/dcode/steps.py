@@ -4,11 +4,11 @@ computations are :mod:`.rank`, :mod:`.table` and :mod:`.figures`.
 Each figure is two jobs: its computation (``synthetic``, ``embedding``, ``own_map``, ``pairs``)
 publishes its table and writes everything the drawing needs to one data file (``drawn``, an
 npz by :func:`embedlab.runs.save_npz`, as Elastic Embedding's maps); its drawing
-(``synthetic_figure``, ``embedding_figure``, ``pairs_figure``) reads that file alone and writes
-the png and pdf. A drawing step calls no computation, so its code fingerprint
-(:mod:`embedlab.codeprint`) holds the plot and not the fits: an edit to a plot reruns the
-drawing jobs only, and an edit to a computation reruns its job, whose new data file reruns the
-drawing.
+(``synthetic_figure``, ``embedding_figure``, ``own_map_figure``, ``pairs_figure``) reads that
+file alone and writes the png and pdf. A drawing step calls no computation, so its code
+fingerprint (:mod:`embedlab.codeprint`) holds the plot and not the fits: an edit to a plot
+reruns the drawing jobs only, and an edit to a computation reruns its job, whose new data file
+reruns the drawing.
 """
 
 from __future__ import annotations
@@ -161,6 +161,12 @@ def embedding_figure(*, drawn, png, pdf) -> None:
         roles=tuple(info["roles"]),
     )
     save_figure(fig, stem_of(png, pdf))
+
+
+def own_map_figure(*, drawn, png, pdf, dataset) -> None:
+    """An own dataset's map from its data file, drawn as Fig. 4 (``dataset``, the rule's
+    wildcard, is already in the file's title)."""
+    embedding_figure(drawn=drawn, png=png, pdf=pdf)
 
 
 def pairs(settings: PairsFigureSettings, *, corpus, drawn, trajectories) -> None:
