@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from embedlab import artifacts, steps
+from embedlab import artifacts, runs, steps
 from embedlab.artifacts import Artifact
 from embedlab.datasets.dcode_synthetic import build as build_synthetic
 from embedlab.evaluate.ranking import paper_word_weights, true_author_ranks
@@ -340,7 +340,9 @@ def test_synthetic_ranks_move_from_2_to_5_and_dcode_moves_first(synthetic):
 def test_figures_draw(synthetic, tmp_path):
     art, table, model = synthetic
     names = art.items["name"].tolist()
-    fig = plots.synthetic_figure(model, names, table, [5, 25, 45])
+    epochs = [5, 25, 45]
+    means, covariances = model.means_[epochs], model.conditional_covariances_[epochs]
+    fig = plots.synthetic_figure(means, covariances, names, table, epochs)
     png, pdf = save_figure(fig, tmp_path / "fig3")
     assert png.stat().st_size > 0 and pdf.stat().st_size > 0
     rng = np.random.default_rng(0)
@@ -366,42 +368,64 @@ def test_figures_draw(synthetic, tmp_path):
     assert (tmp_path / "fig5.png").exists()
 
 
-def test_the_synthetic_figure_step_writes_the_ranks_it_draws(synthetic, tmp_path):
-    art, by_step, _ = synthetic
+def test_the_synthetic_figure_steps_write_the_ranks_and_draw_them_from_the_data_file(
+    synthetic, tmp_path
+):
+    """dcode.synthetic writes the ranks and, in its data file, the means and conditional
+    covariances at the three epochs; dcode.synthetic_figure draws from that file alone."""
+    art, by_step, model = synthetic
     artifacts.save(art, tmp_path / "synthetic", "synthetic")
     corpus = [str(tmp_path / "synthetic" / name) for name in ("data.npz", "items.tsv", "meta.json")]
     settings = {"params": {"transition_var": 0.1, "initial_var": 10.0}, "epochs": [5, 25, 45]}
-    out = {name: str(tmp_path / f"fig3.{name}") for name in ("png", "pdf")}
-    arguments = {"corpus": corpus, **out, "ranks": str(tmp_path / "ranks.csv")}
+    drawn = str(tmp_path / "fig3.npz")
+    arguments = {"corpus": corpus, "drawn": drawn, "ranks": str(tmp_path / "ranks.csv")}
     steps.call("dcode.synthetic", {**settings, "seed": 0}, arguments)
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "ranks.csv"), by_step)
-    assert (tmp_path / "fig3.pdf").stat().st_size > 0
+    saved, info = runs.load_npz(drawn)
+    np.testing.assert_array_equal(saved["epochs"], [5, 25, 45])
+    np.testing.assert_allclose(saved["means"], model.means_[[5, 25, 45]])
+    np.testing.assert_allclose(saved["covariances"], model.conditional_covariances_[[5, 25, 45]])
+    assert info["names"] == art.items["name"].tolist()
+    assert info["frames"]["ranks"] == by_step.to_dict(orient="list")
+    out = {name: str(tmp_path / f"fig3.{name}") for name in ("png", "pdf")}
+    steps.call("dcode.synthetic_figure", {}, {"drawn": drawn, **out})
+    assert (tmp_path / "fig3.png").stat().st_size > 0 and (tmp_path / "fig3.pdf").stat().st_size > 0
 
 
 def test_the_nips_figure_steps_write_their_tables_and_figures(toy_dir, tmp_path):
     """dcode.embedding (Fig. 4) and dcode.pairs (Fig. 5) as their rules run them: the embedded
-    entities (named pairs added) and one trajectory row per pair and step."""
+    entities (named pairs added) and one trajectory row per pair and step, and each data file
+    drawn by its figure step."""
     corpus = [str(toy_dir / name) for name in ("data.npz", "items.tsv", "meta.json")]
     params = {"transition_var": 0.1, "initial_var": 10.0}
     common = {"params": params, "n_authors": 4, "n_words": 10, "seed": 0}
-    out = {name: str(tmp_path / f"fig4.{name}") for name in ("png", "pdf")}
-    steps.call(
-        "dcode.embedding", common, {"corpus": corpus, **out, "coordinates": tmp_path / "c.csv"}
-    )
+    drawn = str(tmp_path / "fig4.npz")
+    arguments = {"corpus": corpus, "drawn": drawn, "coordinates": tmp_path / "c.csv"}
+    steps.call("dcode.embedding", common, arguments)
     coordinates = pd.read_csv(tmp_path / "c.csv")
     assert coordinates["role"].value_counts().to_dict() == {"author": 4, "word": 10}
+    saved, info = runs.load_npz(drawn)
+    assert saved["counts"].shape == (4, 10)
+    assert info["title"] == "s" and info["author_label"] == "surname"
+    pd.testing.assert_frame_equal(pd.DataFrame(info["frames"]["coordinates"]), coordinates)
+    out = {name: str(tmp_path / f"fig4.{name}") for name in ("png", "pdf")}
+    steps.call("dcode.embedding_figure", {}, {"drawn": drawn, **out})
     assert (tmp_path / "fig4.png").stat().st_size > 0
     pairs = [["Author11_A", "w23"]]  # joins the entities unless among the most prolific
     settings = {**common, "pca": {"window": 2}, "pairs": pairs}
+    drawn = str(tmp_path / "fig5.npz")
+    trajectories = {"drawn": drawn, "trajectories": tmp_path / "t.csv"}
+    steps.call("dcode.pairs", settings, {"corpus": corpus, **trajectories})
+    table = pd.read_csv(tmp_path / "t.csv")
+    assert len(table) == N_STEPS and set(table["author"]) == {"Author11_A"}
+    assert table[["rank_dcode", "rank_dynamic_pca"]].max().max() <= 5  # of 4 or 5
+    assert runs.load_npz(drawn)[1]["n_authors"] in (4, 5)
     out = {name: str(tmp_path / f"fig5.{name}") for name in ("png", "pdf")}
-    out["trajectories"] = tmp_path / "t.csv"
-    steps.call("dcode.pairs", settings, {"corpus": corpus, **out})
-    trajectories = pd.read_csv(tmp_path / "t.csv")
-    assert len(trajectories) == N_STEPS and set(trajectories["author"]) == {"Author11_A"}
-    assert trajectories[["rank_dcode", "rank_dynamic_pca"]].max().max() <= 5  # of 4 or 5
+    steps.call("dcode.pairs_figure", {}, {"drawn": drawn, **out})
+    assert (tmp_path / "fig5.png").stat().st_size > 0
     bad = {**settings, "pairs": [["Nobody_X", "w0"]]}
     with pytest.raises(ValueError, match="author 'Nobody_X' is not in the artifact"):
-        steps.call("dcode.pairs", bad, {"corpus": corpus, **out})
+        steps.call("dcode.pairs", bad, {"corpus": corpus, **trajectories})
 
 
 def test_a_block_runs_the_methods_of_its_observation_model():

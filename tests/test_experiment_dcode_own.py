@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from embedlab import artifacts, steps
+from embedlab import artifacts, runs, steps
 from embedlab.datasets import own, topic_swap
 from embedlab.experiments.dcode import own as dcode_own
 from embedlab.experiments.dcode.settings import RankSettings
@@ -173,10 +173,16 @@ def test_the_steps_give_the_table_rows_and_the_map(tmp_path):
 
     figure = {"params": {"transition_var": 1.0, "initial_var": 10.0}, "n_authors": 40,
               "n_words": 428, "seed": 0}  # fmt: skip
-    png, pdf, coordinates = (str(tmp_path / f"map.{e}") for e in ("png", "pdf", "csv"))
+    files = (str(tmp_path / f"map.{ext}") for ext in ("png", "pdf", "csv", "npz"))
+    png, pdf, coordinates, drawn = files
     steps.call("dcode.own_map", figure,
-               {"corpus": corpus_files(own_dir), "png": png, "pdf": pdf,
-                "coordinates": coordinates, "dataset": "swap"})  # fmt: skip
+               {"corpus": corpus_files(own_dir), "drawn": drawn, "coordinates": coordinates,
+                "dataset": "swap"})  # fmt: skip
+    info = runs.load_npz(drawn)[1]
+    assert info["author_label"] == "name" and info["roles"] == ["row items", "column items"]
+    assert info["title"] == "swap, period 2022"
+    steps.call("dcode.own_map_figure", {},
+               {"drawn": drawn, "png": png, "pdf": pdf, "dataset": "swap"})  # fmt: skip
     assert Path(png).stat().st_size > 0 and Path(pdf).stat().st_size > 0
     placed = pd.read_csv(coordinates)
     assert (placed["role"] == "author").sum() == 8 and (placed["role"] == "word").sum() == 15

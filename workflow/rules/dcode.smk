@@ -141,20 +141,20 @@ rule dcode_table:
 # kernel's parallel sums, hence the last digits of the fitted positions (Fig. 4's
 # coordinates), follows the thread count, so a fixed count gives the same figures on every
 # machine and under any --cores.
+#
+# Each figure is two jobs: its rule (dcode_fig3 ...) fits, publishes the figure's table and
+# writes what the drawing needs to results/dcode/figures/<figure>.npz; its _figure rule draws
+# that file alone, so an edit to a plot reruns the drawing only
+# (embedlab/experiments/dcode/steps.py).
 
 
 rule dcode_fig3:
-    """Fig. 3 (synthetic): ellipses at three epochs and the rank trajectories (+ their table)."""
+    """Fig. 3 (synthetic): the rank trajectories (table) and the data of the figure (the
+    ellipses at three epochs)."""
     input:
         corpus=artifact("dcode_synthetic"),
     output:
-        png=report(
-            "results/figures/dcode_fig3.png",
-            caption="../report/dcode_figure.rst",
-            category="D-CODE",
-            labels={"figure": "fig3"},
-        ),
-        pdf="results/figures/dcode_fig3.pdf",
+        drawn="results/dcode/figures/fig3.npz",
         ranks=report_table(
             "results/tables/dcode_synthetic_rank.csv",
             caption="../report/dcode_figure_data.rst",
@@ -178,19 +178,42 @@ rule dcode_fig3:
         STEP_SCRIPT
 
 
+rule dcode_fig3_figure:
+    """Fig. 3 drawn from its data file: ellipses at three epochs and the rank trajectories."""
+    input:
+        drawn="results/dcode/figures/fig3.npz",
+    output:
+        png=report(
+            "results/figures/dcode_fig3.png",
+            caption="../report/dcode_figure.rst",
+            category="D-CODE",
+            labels={"figure": "fig3"},
+        ),
+        pdf="results/figures/dcode_fig3.pdf",
+    log:
+        "logs/dcode/fig3_figure.log",
+    benchmark:
+        "logs/benchmarks/dcode_fig3_figure/dcode/fig3_figure.tsv"
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        step="dcode.synthetic_figure",
+        code=step_code("dcode.synthetic_figure"),
+        settings={},
+    script:
+        STEP_SCRIPT
+
+
 rule dcode_fig4:
     """Fig. 4: the NIPS 1999 embedding of the most prolific authors and their words (table:
-    the coordinates)."""
+    the coordinates) and the data of the figure."""
     input:
         corpus=artifact("nips12"),
     output:
-        png=report(
-            "results/figures/dcode_fig4.png",
-            caption="../report/dcode_figure.rst",
-            category="D-CODE",
-            labels={"figure": "fig4"},
-        ),
-        pdf="results/figures/dcode_fig4.pdf",
+        drawn="results/dcode/figures/fig4.npz",
         coordinates=report_table(
             "results/tables/dcode_fig4.csv",
             caption="../report/dcode_figure_data.rst",
@@ -214,19 +237,42 @@ rule dcode_fig4:
         STEP_SCRIPT
 
 
+rule dcode_fig4_figure:
+    """Fig. 4 drawn from its data file: authors and words, labels placed without overlap."""
+    input:
+        drawn="results/dcode/figures/fig4.npz",
+    output:
+        png=report(
+            "results/figures/dcode_fig4.png",
+            caption="../report/dcode_figure.rst",
+            category="D-CODE",
+            labels={"figure": "fig4"},
+        ),
+        pdf="results/figures/dcode_fig4.pdf",
+    log:
+        "logs/dcode/fig4_figure.log",
+    benchmark:
+        "logs/benchmarks/dcode_fig4_figure/dcode/fig4_figure.tsv"
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        step="dcode.embedding_figure",
+        code=step_code("dcode.embedding_figure"),
+        settings={},
+    script:
+        STEP_SCRIPT
+
+
 rule dcode_fig5:
     """Fig. 5: author-given-word ranks over time (table: the trajectories and the empirical
-    p(a | w))."""
+    p(a | w)) and the data of the figure."""
     input:
         corpus=artifact("nips12"),
     output:
-        png=report(
-            "results/figures/dcode_fig5.png",
-            caption="../report/dcode_figure.rst",
-            category="D-CODE",
-            labels={"figure": "fig5"},
-        ),
-        pdf="results/figures/dcode_fig5.pdf",
+        drawn="results/dcode/figures/fig5.npz",
         trajectories=report_table(
             "results/tables/dcode_fig5.csv",
             caption="../report/dcode_figure_data.rst",
@@ -250,19 +296,42 @@ rule dcode_fig5:
         STEP_SCRIPT
 
 
+rule dcode_fig5_figure:
+    """Fig. 5 drawn from its data file: each pair's ranks and p(a | w) over time."""
+    input:
+        drawn="results/dcode/figures/fig5.npz",
+    output:
+        png=report(
+            "results/figures/dcode_fig5.png",
+            caption="../report/dcode_figure.rst",
+            category="D-CODE",
+            labels={"figure": "fig5"},
+        ),
+        pdf="results/figures/dcode_fig5.pdf",
+    log:
+        "logs/dcode/fig5_figure.log",
+    benchmark:
+        "logs/benchmarks/dcode_fig5_figure/dcode/fig5_figure.tsv"
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        step="dcode.pairs_figure",
+        code=step_code("dcode.pairs_figure"),
+        settings={},
+    script:
+        STEP_SCRIPT
+
+
 rule dcode_own_map:
     """Fig. 4's map of an own co-occurrence dataset: D-CODE of its rows and columns over every
-    period, the last period's means (table: the coordinates)."""
+    period, the last period's means (table: the coordinates) and the figure's data."""
     input:
         corpus=lambda wc: artifact(wc.dataset),
     output:
-        png=report(
-            "results/figures/dcode_map_{dataset}.png",
-            caption="../report/dcode_own_map.rst",
-            category="D-CODE",
-            labels={"figure": "map {dataset}"},
-        ),
-        pdf="results/figures/dcode_map_{dataset}.pdf",
+        drawn="results/dcode/figures/map_{dataset}.npz",
         coordinates=report_table(
             "results/tables/dcode_map_{dataset}.csv",
             caption="../report/dcode_own_map.rst",
@@ -284,5 +353,36 @@ rule dcode_own_map:
         step="dcode.own_map",
         code=step_code("dcode.own_map"),
         settings=lambda wc: step_settings("dcode.own_map", seed=DCODE["seed"]),
+    script:
+        STEP_SCRIPT
+
+
+rule dcode_own_map_figure:
+    """An own dataset's map drawn from its data file, as Fig. 4."""
+    input:
+        drawn="results/dcode/figures/map_{dataset}.npz",
+    output:
+        png=report(
+            "results/figures/dcode_map_{dataset}.png",
+            caption="../report/dcode_own_map.rst",
+            category="D-CODE",
+            labels={"figure": "map {dataset}"},
+        ),
+        pdf="results/figures/dcode_map_{dataset}.pdf",
+    log:
+        "logs/dcode/map_{dataset}_figure.log",
+    benchmark:
+        "logs/benchmarks/dcode_own_map_figure/dcode/map_{dataset}_figure.tsv"
+    wildcard_constraints:
+        dataset="|".join(DCODE_OWN) or "(?!)",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        step="dcode.own_map_figure",
+        code=step_code("dcode.own_map_figure"),
+        settings={},
     script:
         STEP_SCRIPT

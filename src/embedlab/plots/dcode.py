@@ -33,17 +33,22 @@ def ellipse_axes(cov: np.ndarray, mass_radius2: float = CHI2_95_2D):
     return float(width), float(height), float(angle)
 
 
-def synthetic_figure(model, names, ranks: pd.DataFrame, epochs) -> Figure:
-    """Fig. 3: D-CODE means with 95% conditional-posterior ellipses at ``epochs`` (A-C) and the
-    mean rank of the X authors given the A words over time for D-CODE and D-CODE MLE (D)."""
-    if model.means_.shape[-1] != 2:
-        raise ValueError("Fig. 3 needs a 2-D embedding")
+def synthetic_figure(means, covariances, names, ranks: pd.DataFrame, epochs) -> Figure:
+    """Fig. 3: D-CODE means (``means[i]``: entities x 2 at step ``epochs[i]``) with the 95%
+    ellipses of their conditional posteriors (``covariances[i]``: entities x 2 x 2) at
+    ``epochs`` (A-C) and the mean rank of the X authors given the A words over time for D-CODE
+    and D-CODE MLE (D)."""
+    means, covariances = np.asarray(means), np.asarray(covariances)
+    if means.shape != (len(epochs), len(names), 2):
+        raise ValueError(
+            f"Fig. 3 needs 2-D means of {len(names)} entities at {len(epochs)} epochs, "
+            f"got shape {means.shape}"
+        )
     fig = new_figure((13, 3.6))
     axes = fig.subplots(1, len(epochs) + 1)
     groups = np.array([str(name)[0] for name in names])
-    for ax, t in zip(axes[:-1], epochs, strict=True):
-        means, covs = model.means_[t], model.conditional_covariances_[t]
-        for group, mean, cov in zip(groups, means, covs, strict=True):
+    for ax, t, at_t, covs in zip(axes[:-1], epochs, means, covariances, strict=True):
+        for group, mean, cov in zip(groups, at_t, covs, strict=True):
             color = GROUP_COLOR.get(group, "k")
             w, h, ang = ellipse_axes(cov)
             ax.add_patch(Ellipse(mean, w, h, angle=ang, fill=False, color=color, lw=0.8))
@@ -51,7 +56,7 @@ def synthetic_figure(model, names, ranks: pd.DataFrame, epochs) -> Figure:
         for group in dict.fromkeys(groups):
             members = groups == group
             ax.plot(
-                *means[members].T,
+                *at_t[members].T,
                 GROUP_MARKER.get(group, "o"),
                 ms=4,
                 color=GROUP_COLOR.get(group, "k"),

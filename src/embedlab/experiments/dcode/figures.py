@@ -2,7 +2,8 @@
 the last volume) and Fig. 5 (an author's rank given a word over the volumes).
 
 Each function fits its models and returns the plotted table with what the figure draws; the
-drawing is :mod:`embedlab.plots.dcode`.
+steps (:mod:`.steps`) save that to the figure's data file, which its own job draws with
+:mod:`embedlab.plots.dcode`.
 """
 
 from __future__ import annotations
