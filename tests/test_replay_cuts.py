@@ -116,3 +116,37 @@ def test_the_replayed_rates_merge_a_partial_override_as_the_workflow_does():
     assert replay_cuts.snest_rates(config, "w1000", "sne") == [10.0, 500.0]
     assert replay_cuts.snest_rates(config, "grqc", "snest") == [100.0]
     assert replay_cuts.snest_rates(config, "school", "tsne") == [10.0, 500.0]
+
+
+def _grid_run(folder: Path, final_point: dict) -> None:
+    """A Diffeomap 1-NN table with a reduced-set grid of three points (two tie on the flow's
+    errors; the end points' errors decide) and the final fit of ``final_point``."""
+    (folder / "tables").mkdir(parents=True)
+    points = [{"sigma_rel": 0.1, "lam": 1.0}, {"sigma_rel": 0.2, "lam": 1.0},
+              {"sigma_rel": 0.1, "lam": 10.0}]  # fmt: skip
+    rows = pd.DataFrame({"dataset": "vowel", "metric": "loo_1nn_errors", "method": "diffeomap",
+                         "stage": ["grid"] * 3 + ["final"], "value": [300, 200, 200, 180],
+                         "value_end_points": [300, 210, 205, 181],
+                         "params": [json.dumps(p) for p in [*points, final_point]],
+                         "seconds": [10.0, 20.0, 40.0, 100.0]})  # fmt: skip
+    rows.to_csv(folder / "tables" / "diffeomap_1nn.csv", index=False)
+
+
+def test_a_reduced_set_grid_keeps_the_point_its_final_fit_refits(tmp_path):
+    """The selection rule (fewest flow errors, then end-point errors) picks the third point;
+    keeping it alone saves the other two fits and moves no number. A final row at another
+    point means the table is not the selection's: an error, not a replay."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import replay_cuts
+    finally:
+        sys.path.remove(str(BENCH))
+    _grid_run(tmp_path / "ok", {"sigma_rel": 0.1, "lam": 10.0})
+    (cut,) = replay_cuts.diffeomap_grid_cuts(tmp_path / "ok", None)
+    row = cut.row()
+    assert row["cut"] == "grid vowel keep sigma_rel 0.1 lam 10"
+    assert row["cpu_s_saved"] == pytest.approx(30.0)
+    assert row["exact"] == "yes" and row["taken"] == "yes" and row["numbers"] == 1
+    _grid_run(tmp_path / "other", {"sigma_rel": 0.2, "lam": 1.0})
+    with pytest.raises(ValueError, match="not the grid point"):
+        replay_cuts.diffeomap_grid_cuts(tmp_path / "other", None)
