@@ -13,6 +13,7 @@ the run's own values and applies the table's verdict rule to it:
   early (``snest.stopping``); keeping fewer runs can only raise that reference, so a kept run
   finishes at least as well in a real run of the cut as in the replay: the replayed KL is an
   upper bound (a "worse" flip found here may be absent from a real run, never the reverse);
+* ``snest epochs T``: every run stopped after T epochs (its trace's cost there; same bound);
 * ``snest grid <method> drop <value>``: one learning rate of a method family left out, on
   every dataset (same bound); from a run's Table 1 alone (``--config``: its grids), the
   rates of a (dataset, method family) that win no cell, which moves no number;
@@ -132,7 +133,8 @@ def snest_cells(results: Path) -> list[dict]:
         table = pd.DataFrame(data["runs"])
         table["restart"] = table["seed"] - table["seed"].min()
         meta = data["meta"]
-        cells.append({"dataset": meta["dataset"], "cell": meta["cell"], "runs": table})
+        cells.append({"dataset": meta["dataset"], "cell": meta["cell"], "runs": table,
+                      "trace": data["trace"]})  # fmt: skip
     return cells
 
 
@@ -170,6 +172,39 @@ def snest_restart_cuts(cells, restarts: Iterable[int], benchmarks) -> list[Cut]:
                     benchmarks,
                 )
             )
+    return out
+
+
+def snest_epoch_cuts(cells, epochs: Iterable[int], benchmarks) -> list[Cut]:
+    """Every run of every cell stopped after T epochs (``snest.max_iter``): a run that went
+    past T ends at its trace's cost after epoch T, a shorter one as it ended. Same bound as
+    the restarts: a run abandoned against a reference that the cut raises may go on and end
+    lower, so the replayed KL is an upper bound and the run's true KL at T lies between the
+    full run's and it. The saving counts the epochs past T at each run's seconds per epoch,
+    less, for an abandoned run, the epochs it might then add up to T (a lower bound)."""
+    paper = _snest_paper()
+    out = []
+    for limit in epochs:
+        cut = Cut("snest", f"epochs {limit} on every dataset")
+        for c in cells:
+            table = c["runs"]
+            ok = [k for k in table.index if not table.at[k, "error"]]
+            if not ok:
+                continue
+            ratio = cpu_per_wall(benchmarks, "snest_embed", f"snest/{c['dataset']}/{c['cell']}")
+            ends = []
+            for k in ok:
+                run, trace = table.loc[k], c["trace"](k)
+                ends.append(float(trace[limit - 1]) if len(trace) > limit else float(run["cost"]))
+                cut_epochs = run["n_iter"] - limit
+                if run["stop"] == "abandoned" or cut_epochs > 0:
+                    cut.saved_s += run["seconds"] / run["n_iter"] * cut_epochs * ratio
+            ref = paper.get((c["dataset"], c["cell"]))
+            cut.compare(
+                f"{c['dataset']} {c['cell']} KL", float(table.loc[ok, "cost"].min()), min(ends),
+                lambda v, ref=ref: tables.verdict(v, ref, tol=SNEST_TOL, lower_is_better=True),
+            )  # fmt: skip
+        out.append(cut)
     return out
 
 
@@ -398,6 +433,7 @@ def replay(
     snest_restarts: Iterable[int] = (1, 2, 3),
     dcode_subsets: Iterable[int] = (30, 60, 90),
     snest_config: dict | None = None,
+    snest_epochs: Iterable[int] = (),
 ) -> pd.DataFrame:
     """Every cut this run's files allow, one row each (empty sections are skipped); SNEST's
     from its runs files (``snest_config`` given: also that config's grids kept), else
@@ -406,6 +442,7 @@ def replay(
     cuts = [
         *snest_restart_cuts(cells, snest_restarts, benchmarks),
         *snest_grid_cuts(cells, benchmarks),
+        *snest_epoch_cuts(cells, snest_epochs, benchmarks),
         *([] if cells else snest_winner_cuts(results, snest_config or {})),
         *([snest_config_cut(cells, snest_config, benchmarks)] if cells and snest_config else []),
         *dcode_subset_cuts(results, dcode_subsets, benchmarks),
@@ -425,6 +462,8 @@ def main(argv: list[str] | None = None) -> int:
         help="the run's logs/benchmarks (CPU / wall per job; without it wall seconds count)",
     )
     parser.add_argument("--snest-restarts", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument("--snest-epochs", type=int, nargs="+", default=[],
+                        help="SNEST runs stopped after these epochs (snest.max_iter)")
     parser.add_argument("--dcode-subsets", type=int, nargs="+", default=[30, 60, 90])
     parser.add_argument(
         "--config", type=Path, default=None,
@@ -434,7 +473,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     snest_config = yaml.safe_load(args.config.read_text())["snest"] if args.config else None
     table = replay(
-        args.results, args.benchmarks, args.snest_restarts, args.dcode_subsets, snest_config
+        args.results, args.benchmarks, args.snest_restarts, args.dcode_subsets, snest_config,
+        args.snest_epochs,
     )
     if table.empty:
         print(f"{args.results}: no fits to replay (no SNEST runs, D-CODE ranks or full-set grid)")

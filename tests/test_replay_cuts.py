@@ -150,3 +150,31 @@ def test_a_reduced_set_grid_keeps_the_point_its_final_fit_refits(tmp_path):
     _grid_run(tmp_path / "other", {"sigma_rel": 0.2, "lam": 1.0})
     with pytest.raises(ValueError, match="not the grid point"):
         replay_cuts.diffeomap_grid_cuts(tmp_path / "other", None)
+
+
+def test_stopping_every_run_earlier_replays_its_trace(tmp_path):
+    """Two runs of 10 epochs (1 s each) on a cell with paper KL p: the better run ends at
+    p - 0.001 (matched); stopped after 5 epochs its trace reads p + 0.1 (worse), after 9
+    p + 0.004 (still matched); the saving is the epochs past the limit at each run's seconds
+    per epoch."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import replay_cuts
+    finally:
+        sys.path.remove(str(BENCH))
+    p = replay_cuts._snest_paper()[("school", "tsne-2")]
+    cell = tmp_path / "embeddings" / "snest" / "school" / "tsne-2.npz"
+    cell.parent.mkdir(parents=True)
+    best = p + np.array([0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.004, -0.001])
+    fitted = [
+        runs.Run({"learning_rate": 10.0}, seed, np.zeros((3, 2)), trace[-1], trace, 10, 1.0,
+                 extra={"stop": "max_iter"})
+        for seed, trace in enumerate([best, best + 0.3])
+    ]  # fmt: skip
+    runs.save_runs(cell, fitted, {"dataset": "school", "cell": "tsne-2", "grid": {}})
+    cells = replay_cuts.snest_cells(tmp_path)
+    five, nine = (c.row() for c in replay_cuts.snest_epoch_cuts(cells, [5, 9], None))
+    assert five["verdicts_changed"] == "school tsne-2 KL: matched -> worse"
+    assert five["largest_change"] == pytest.approx(0.101) and five["taken"] == "no"
+    assert five["cpu_s_saved"] == pytest.approx(2 * 5 * 0.1)
+    assert nine["taken"] == "yes" and nine["largest_change"] == pytest.approx(0.005)
