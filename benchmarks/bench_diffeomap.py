@@ -116,7 +116,7 @@ def compare_optimizers(args) -> None:
             start = time.perf_counter()
             fit = _fit_with_budget(model, X, args.evaluations)
             wall = time.perf_counter() - start
-            trace = fit.evaluation_trace
+            trace = fit.optimum.evaluation_trace
             at = [f"{trace[min(c, len(trace)) - 1]:.5g}" for c in checkpoints]
             errors = loo_1nn_errors(fit.trajectories[-1][:, :2], labels)
             print(f"{optimizer} | " + " | ".join(at) + f" | {errors} | {wall:.0f}")
@@ -176,7 +176,7 @@ def compare_full_set(args) -> None:
     r=24, sigma = 0.1 x the rms radius): the fused row-block kernel full_flow_energy
     recomputing every K_k in its reverse pass (no buffer) and reusing those of its forward pass
     (a flow_kernel_buffer of the default budget: a fresh one per evaluation, and one for all
-    evaluations, as fit_span holds), and span_energy_matrices (stored K_k, BLAS and numpy
+    evaluations, as fit_span holds), and span_energy's matrix path (stored K_k, BLAS and numpy
     elementwise passes; skipped with --skip-plain). Timed in turns (one of each per round,
     best of --repeats rounds, so that load on a shared machine hits all alike), in wall and CPU
     seconds; the fused ways' peak memory and bitwise agreement, the matrix path's agreement.
@@ -186,7 +186,7 @@ def compare_full_set(args) -> None:
     reusing and recomputing differ in any bit."""
     from embedlab.kernels import diffeomap as flow
     from embedlab.kernels.diffeomap import flow_kernel_buffer, full_flow_energy
-    from embedlab.methods.diffeomap import fit_span, span_energy_matrices
+    from embedlab.methods.diffeomap import fit_span, span_energy
 
     rng = np.random.default_rng(0)
     m, p = args.m, args.p
@@ -208,8 +208,8 @@ def compare_full_set(args) -> None:
     fused = list(ways)
     if not args.skip_plain:
         every = np.arange(m)
-        ways["stored-matrix path"] = lambda: span_energy_matrices(
-            Z, beta, sigma, args.lam, 2, every
+        ways["stored-matrix path"] = lambda: span_energy(
+            Z, beta, sigma, args.lam, 2, every, path="matrices"
         )
     for kernels in (None, buffer[:1]):  # compile (the parallel or serial entry points of this m)
         full_flow_energy(Z, beta[:1], sigma, args.lam, 2, kernels=kernels)
@@ -260,8 +260,10 @@ def compare_full_set(args) -> None:
         finally:
             flow.FLOW_STORE_BYTES = default_budget
     (none, a), (kept, b) = fits[0], fits[default_budget]
-    same = np.array_equal(a.coef, b.coef) and np.array_equal(a.energy_trace, b.energy_trace)
-    print(f"fit_span, {a.n_iter} iterations ({a.n_evaluations} evaluations): {none:.1f} CPU s "
+    traces = a.optimum.energy_trace, b.optimum.energy_trace
+    same = np.array_equal(a.coef, b.coef) and np.array_equal(*traces)
+    print(f"fit_span, {a.optimum.n_iter} iterations ({a.optimum.n_evaluations} evaluations): "
+          f"{none:.1f} CPU s "
           f"recomputing, {kept:.1f} CPU s reusing ({none / kept:.2f}x); coefficients and energy "
           f"trace {'bitwise identical' if same else 'DIFFERENT'}")  # fmt: skip
     if not same:
@@ -300,9 +302,10 @@ def convergence(args) -> None:
         wall = time.perf_counter() - start
         final = loo_1nn_errors(fit.trajectories[-1][:, :2], labels)
         row = [str(errors.get(c, "-")) for c in checkpoints]
-        print(f"{p} | " + " | ".join(row) + f" | {fit.n_evaluations} | {wall:.0f} | "
-              f"{fit.energy:.6g} = kinetic {fit.kinetic:.6g} + lam x {fit.off_subspace:.6g}"
-              f" (final {final} after {fit.n_iter} iterations)", flush=True)  # fmt: skip
+        parts, optimum = fit.parts, fit.optimum
+        print(f"{p} | " + " | ".join(row) + f" | {optimum.n_evaluations} | {wall:.0f} | "
+              f"{parts.energy:.6g} = kinetic {parts.kinetic:.6g} + lam x {parts.off_subspace:.6g}"
+              f" (final {final} after {optimum.n_iter} iterations)", flush=True)  # fmt: skip
 
 
 def main() -> None:
@@ -368,9 +371,10 @@ def main() -> None:
             max_iter=args.fit_iters, eps=eps, optimizer="cg",
         )  # fmt: skip
         wall = time.perf_counter() - start
-        evals_per_iter = fit.n_evaluations / max(fit.n_iter, 1)
+        optimum = fit.optimum
+        evals_per_iter = optimum.n_evaluations / max(optimum.n_iter, 1)
         print(
-            f"CG: {fit.n_iter} iterations, {fit.n_evaluations} evaluations in {wall:.1f} s "
+            f"CG: {optimum.n_iter} iterations, {optimum.n_evaluations} evaluations in {wall:.1f} s "
             f"({evals_per_iter:.2f} evaluations per iteration)"
         )
     estimate = 1000 * evals_per_iter * ours

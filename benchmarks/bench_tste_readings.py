@@ -34,17 +34,31 @@ FIGURE = {"t-STE-X": {"alpha": 1.0, "use_log": False}, "STE-X": {"use_log": Fals
 CKL_GRID = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1]
 
 
-def reading(method: str, dims: list[int], folds: int, settings: dict, search) -> dict:
+def authors_settings(dims: list[int], grid: dict, solver: dict):
+    """The settings of the authors' protocol's jobs here: 10 folds, seed 0, the coded
+    iterations, every triplet, the 1-NN fits on the first 10 % (MNIST), ``solver``: the
+    reading's options."""
+    from embedlab.experiments.tste.settings import AuthorsSettings
+
+    return AuthorsSettings.from_mapping(
+        {"dims": dims, "n_folds": 10, "seed": 0, "max_iter": None, "max_triplets": None,
+         "grid": grid, "nn_training": "first", "solver": solver},
+        "bench_tste_readings",
+    )  # fmt: skip
+
+
+def reading(method: str, dims: list[int], folds: int, solver: dict, search) -> dict:
     """{dims: {"1nn", "gen", "gen_tied"}} of one method under one reading."""
     from embedlab.experiments.tste.authors import authors_part
 
+    settings = authors_settings(dims, {}, solver)
     t0 = time.perf_counter()
-    nn = authors_part(ARTIFACT, method, dims, 10, -1, search, seed=0, settings=settings)
+    nn = authors_part(ARTIFACT, method, -1, search, settings=settings)
     out = {int(r.dims): {"1nn": float(r.loo_1nn_error)} for r in nn.itertuples()}
     gens: dict[int, list[float]] = {d: [] for d in dims}
     tied: dict[int, list[float]] = {d: [] for d in dims}
     for k in range(folds):
-        df = authors_part(ARTIFACT, method, dims, 10, k, search, seed=0, settings=settings)
+        df = authors_part(ARTIFACT, method, k, search, settings=settings)
         for r in df.itertuples():
             gens[int(r.dims)].append(float(r.generalisation_error))
             tied[int(r.dims)].append(float(r.tied_fraction))
@@ -101,15 +115,14 @@ def main() -> None:
         search = None
         if method == "CKL-X":
             trip, n, _, allow_self = load_triplets(ARTIFACT, None, 0, True)
-            search = authors_search(
-                method, args.search_dims, "mu", CKL_GRID, trip, n, 10, 0, None, allow_self
-            )
+            searched = authors_settings(args.search_dims, {"mu": CKL_GRID}, {})
+            search = authors_search(method, trip, n, allow_self, settings=searched)
             print(f"CKL-X search: {search.chosen}", flush=True)
         readings = {"authors_code": {}}
         if method in FIGURE:
             readings["authors_figure"] = FIGURE[method]
-        for name, settings in readings.items():
-            res = reading(method, args.dims, args.folds, settings, search)
+        for name, solver in readings.items():
+            res = reading(method, args.dims, args.folds, solver, search)
             results[f"{name} {method}"] = res
             print(f"{name:15s} {method:8s} {res}", flush=True)
     if args.json:

@@ -20,7 +20,6 @@ from embedlab.methods.diffeomap import (
     fit_trajectories,
     select_basis,
     span_energy,
-    span_energy_matrices,
 )
 
 from .helpers import central_difference
@@ -160,7 +159,7 @@ def test_without_penalty_the_identity_flow_is_kept_and_regained():
     Z = fit_pca_rotation(X).apply(X)
     p = 3
     kept = fit_trajectories(Z, n_components=1, sigma=0.5, lam=0.0, p=p, basis=None, max_iter=50)
-    assert kept.n_iter == 0 and kept.energy == 0.0
+    assert kept.optimum.n_iter == 0 and kept.parts.energy == 0.0
     np.testing.assert_array_equal(kept.trajectories, np.repeat(Z[None], p + 1, axis=0))
 
     init = Z[None] + 0.05 * np.random.default_rng(0).standard_normal((p,) + Z.shape)
@@ -168,7 +167,7 @@ def test_without_penalty_the_identity_flow_is_kept_and_regained():
     back = fit_trajectories(
         Z, n_components=1, sigma=0.5, lam=0.0, p=p, basis=None, max_iter=300, init=init
     )
-    assert start > 0.1 and back.energy < 1e-12 * start
+    assert start > 0.1 and back.parts.energy < 1e-12 * start
     np.testing.assert_allclose(back.trajectories, np.repeat(Z[None], p + 1, axis=0), atol=1e-8)
 
     # reduced set: every velocity is charged, so the identity is regained there too
@@ -176,7 +175,7 @@ def test_without_penalty_the_identity_flow_is_kept_and_regained():
     reduced = fit_trajectories(
         Z, n_components=1, sigma=0.5, lam=0.0, p=p, basis=basis, max_iter=300, init=init
     )
-    assert reduced.energy < 1e-12 * start
+    assert reduced.parts.energy < 1e-12 * start
     np.testing.assert_allclose(reduced.trajectories, np.repeat(Z[None], p + 1, axis=0), atol=1e-6)
 
 
@@ -384,13 +383,13 @@ def test_span_fit_starts_at_the_identity_and_lowers_the_energy():
     Z = fit_pca_rotation(X).apply(X)
     basis = np.arange(0, 30, 3)
     none = fit_span(Z, n_components=1, sigma=0.5, lam=0.0, p=3, basis=basis, max_iter=50)
-    assert none.energy == 0.0
+    assert none.parts.energy == 0.0
     np.testing.assert_array_equal(none.trajectories, np.repeat(Z[None], 4, axis=0))
     for whiten in (True, False):
         fit = fit_span(
             Z, n_components=1, sigma=0.5, lam=5.0, p=3, basis=basis, max_iter=100, whiten=whiten
         )
-        assert fit.energy < 0.2 * 5.0 * np.sum(Z[:, 1:] ** 2)
+        assert fit.parts.energy < 0.2 * 5.0 * np.sum(Z[:, 1:] ** 2)
         assert fit.coef.shape == (3, 10, 2)
 
 
@@ -440,7 +439,9 @@ def test_fused_full_set_energy_equals_the_matrix_path(m, r, p, rows, monkeypatch
     sigma = 0.5 * np.sqrt(r)
     every = np.arange(m)
     fused = span_energy(Z, beta, sigma, lam=3.0, n_components=2, basis=every)
-    reference = span_energy_matrices(Z, beta, sigma, lam=3.0, n_components=2, basis=every)
+    reference = span_energy(
+        Z, beta, sigma, lam=3.0, n_components=2, basis=every, path="matrices"
+    )
     assert fused.energy == pytest.approx(reference.energy, rel=1e-12)
     assert fused.kinetic == pytest.approx(reference.kinetic, rel=1e-12)
     assert fused.off_subspace == pytest.approx(reference.off_subspace, rel=1e-12)

@@ -9,7 +9,7 @@ import pytest
 
 from embedlab import artifacts, steps
 from embedlab.experiments.tste import authors, claims, fig2, maps, paper_text, protocol
-from embedlab.experiments.tste.settings import KFormSolver
+from embedlab.experiments.tste.settings import AuthorsSettings, KFormSolver
 from embedlab.plots.common import save_figure
 
 from .conftest import REPO
@@ -384,7 +384,9 @@ def test_authors_search_split_is_the_first_tenth_in_generation_order(monkeypatch
 
     monkeypatch.setattr(authors, "authors_fit", fake_fit)
     trip = np.array([[k % 7, (k + 1) % 7, (k + 2) % 7] for k in range(50)])
-    search = authors.authors_search("CKL-X", [2, 4], "mu", [0.0, 0.1], trip, 7, 10, 0, None, False)
+    settings = _authors_settings(dims=[2, 4], max_iter=None, grid={"mu": [0.0, 0.1]})
+    settings = AuthorsSettings.from_mapping({**settings, "n_folds": 10}, "test")
+    search = authors.authors_search("CKL-X", trip, 7, False, settings=settings)
     assert len(seen) == 2 and all(np.array_equal(s, trip[:5]) for s in seen)  # rows 0..4
     # all-zero maps: d_ij = d_il, a tie, which the authors count as correct; first on ties
     assert search.violations == [0, 0] and search.chosen == {"mu": 0.0}

@@ -8,7 +8,8 @@ from sklearn.base import clone
 
 from embedlab.evaluate.knn import loo_1nn_error_rate
 from embedlab.evaluate.triplets import holdout_split, kfold_triplets, triplet_error
-from embedlab.experiments.tste.paper_text import choose_by_validation
+from embedlab.experiments.tste.paper_text import validate
+from embedlab.experiments.tste.settings import PaperTextSettings
 from embedlab.kernels import triplets as kern
 from embedlab.methods.triplets import (
     CKL,
@@ -428,11 +429,13 @@ def test_planted_triplets_are_satisfied(name, planted):
     make = METHODS[name]
     kwargs = {"random_state": 0}
     if name in ("GNMDS-K", "STE-K"):
-        best, errors = choose_by_validation(
-            name, [2], "lam", [1.0, 3.0, 10.0, 30.0], planted, PLANT_N, seed=0, max_iter=1000
-        )
-        assert min(errors[2]) < 0.1
-        kwargs["lam"] = best[2]
+        settings = PaperTextSettings(
+            dims=(2,), n_folds=10, seed=0, max_iter=1000, kform_solver=None, max_triplets=None,
+            grid={"lam": [1.0, 3.0, 10.0, 30.0]},
+        )  # fmt: skip
+        validation = validate(name, planted, PLANT_N, settings=settings)
+        assert min(validation.errors[2]) < 0.1
+        kwargs["lam"] = validation.chosen[2]["lam"]
     est = make(**kwargs).fit(planted, n=PLANT_N)
     assert est.score(planted) >= 0.95, f"{name}: {est.score(planted):.3f}"
 

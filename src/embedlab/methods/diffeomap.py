@@ -285,6 +285,10 @@ def is_every_point(basis: np.ndarray, m: int) -> bool:
     return len(basis) == m and bool(np.array_equal(basis, np.arange(m)))
 
 
+#: the ways :func:`span_energy` computes the energy
+SPAN_PATHS = ("auto", "matrices")
+
+
 def span_energy(
     Z: np.ndarray,
     beta: np.ndarray,
@@ -293,6 +297,8 @@ def span_energy(
     n_components: int,
     basis: np.ndarray,
     kernels: np.ndarray | None = None,
+    *,
+    path: str = "auto",
 ) -> SpanEnergyParts:
     """The reduced set as the paper's text defines it: the field is spanned by the n basis
     functions that ride on the basis points, and the trajectories are what it does (shooting).
@@ -302,46 +308,39 @@ def span_energy(
 
     ``beta`` is (p, n, r), ``basis`` the n indices I (all points: the full-set energy, since
     then every V_k = K beta_k and tr(V^T K^-1 V) = tr(beta^T K beta), the paper's eq. 13).
-    Gradient by reverse mode through the Euler steps; cost O(m n r) per step. With I = every
-    point (0..m-1) the fused kernel :func:`embedlab.kernels.diffeomap.full_flow_energy` computes
-    it (row blocks, no O(m^2) temporaries: the matrix path's memory traffic dominates its time
-    there; given ``kernels``, a :func:`embedlab.kernels.diffeomap.flow_kernel_buffer` that a
-    fit's evaluations share, the forward pass keeps K_k there for the reverse pass, bitwise
-    the matrices the reverse pass would otherwise recompute); otherwise
-    :func:`span_energy_matrices` (``kernels`` unused).
+    Gradient by reverse mode through the Euler steps; cost O(m n r) per step.
+
+    ``path="auto"``: with I = every point (0..m-1) the fused kernel
+    :func:`embedlab.kernels.diffeomap.full_flow_energy` computes it (row blocks, no O(m^2)
+    temporaries: the matrix path's memory traffic dominates its time there; given
+    ``kernels``, a :func:`embedlab.kernels.diffeomap.flow_kernel_buffer` that a fit's
+    evaluations share, the forward pass keeps K_k there for the reverse pass, bitwise the
+    matrices the reverse pass would otherwise recompute); otherwise the matrix path.
+    ``path="matrices"``: the matrix path for any basis (the reference the fused kernel is
+    tested and timed against): the kernel matrices K_mn(Phi_k) stored and BLAS products,
+    O(p m n) memory (``kernels`` unused).
     """
-    if is_every_point(basis, len(Z)):
+    if path not in SPAN_PATHS:
+        raise ValueError(f"span_energy: path must be one of {SPAN_PATHS}, got {path!r}")
+    if path == "auto" and is_every_point(basis, len(Z)):
         kinetic, off_subspace, grad, trajectories = full_flow_energy(
             Z, beta, sigma, lam, n_components, kernels=kernels
         )
         return SpanEnergyParts(
             kinetic + lam * off_subspace, kinetic, off_subspace, grad, trajectories
         )
-    return span_energy_matrices(Z, beta, sigma, lam, n_components, basis)
-
-
-def span_energy_matrices(
-    Z: np.ndarray,
-    beta: np.ndarray,
-    sigma: float,
-    lam: float,
-    n_components: int,
-    basis: np.ndarray,
-) -> SpanEnergyParts:
-    """:func:`span_energy` for any basis through the stored kernel matrices K_mn(Phi_k) and
-    BLAS products (O(p m n) memory)."""
     p = len(beta)
-    trajectories, kernels = span_trajectories(Z, beta, basis, sigma)
+    trajectories, matrices = span_trajectories(Z, beta, basis, sigma)
     kinetic = 0.0
     for k in range(p):
-        kinetic += float(np.sum(beta[k] * (kernels[k][basis] @ beta[k]))) / p
+        kinetic += float(np.sum(beta[k] * (matrices[k][basis] @ beta[k]))) / p
     off = trajectories[p][:, n_components:]
     off_subspace = float(np.sum(off * off))
     grad = np.empty_like(beta)
     G = np.zeros_like(Z)  # dE/dPhi_{k+1}
     G[:, n_components:] = 2.0 * lam * off
     for k in reversed(range(p)):
-        Kmn, Phi = kernels[k], trajectories[k]
+        Kmn, Phi = matrices[k], trajectories[k]
         Knn_beta = Kmn[basis] @ beta[k]
         grad[k] = (Kmn.T @ G + 2.0 * Knn_beta) / p
         weight = (G @ beta[k].T) / p  # dE/dK_mn through V_k = K_mn beta_k
@@ -425,36 +424,32 @@ def integrate_flow(
 # ----------------------------------------------------------------------------- optimisation
 
 
-@dataclass
-class DiffeomapFit:
-    trajectories: np.ndarray  # (p + 1, m, r)
-    energy: float
-    kinetic: float
-    off_subspace: float
-    n_iter: int
-    n_evaluations: int
-    energy_trace: np.ndarray  # energy after each iteration
-    message: str
-    evaluation_trace: np.ndarray | None = None  # lowest energy so far, after each evaluation
-    coef: np.ndarray | None = None  # span formulation: beta (p, n, r), the field's coefficients
+@dataclass(frozen=True)
+class Optimum:
+    """What :func:`_minimise` found: ``x`` the point of lowest energy evaluated (a failed line
+    search may end on a worse one), the optimiser's iterations and message, the objective +
+    gradient evaluations, the energy after each iteration and the lowest energy so far after
+    each evaluation."""
 
-    @classmethod
-    def of(cls, trajectories, parts, optimum, coef=None) -> DiffeomapFit:
-        """The fit from its trajectories, its energy ``parts`` at the optimum and the
-        optimiser's ``(x, n_iter, message, n_evaluations, energy_trace, evaluation_trace)``."""
-        _, n_iter, message, n_eval, trace, lowest = optimum
-        return cls(
-            trajectories=trajectories,
-            energy=parts.energy,
-            kinetic=parts.kinetic,
-            off_subspace=parts.off_subspace,
-            n_iter=n_iter,
-            n_evaluations=n_eval,
-            energy_trace=trace,
-            message=message,
-            evaluation_trace=lowest,
-            coef=coef,
-        )
+    x: np.ndarray
+    n_iter: int
+    message: str
+    n_evaluations: int
+    energy_trace: np.ndarray
+    evaluation_trace: np.ndarray
+
+
+@dataclass(frozen=True)
+class DiffeomapFit:
+    """One formulation's fit: the trajectories (p + 1, m, r), the energy's ``parts`` at the
+    optimum (:class:`EnergyParts` charged, :class:`SpanEnergyParts` span), the optimiser's
+    outcome and, for the span formulation, ``coef``: beta (p, n, r), the field's
+    coefficients."""
+
+    trajectories: np.ndarray
+    parts: EnergyParts | SpanEnergyParts
+    optimum: Optimum
+    coef: np.ndarray | None = None
 
 
 OPTIMIZERS = {"lbfgs": "L-BFGS-B", "cg": "CG"}
@@ -465,11 +460,12 @@ class _Budget(Exception):
     pass
 
 
-def _minimise(fun, x0, *, optimizer, max_iter, max_evaluations, what, on_iteration=None):
+def _minimise(
+    fun, x0, *, optimizer, max_iter, max_evaluations, what, on_iteration=None
+) -> Optimum:
     """Run scipy's L-BFGS-B or CG on fun(x) -> (energy, grad); keep the lowest energy evaluated.
 
     ``on_iteration(n, x)``, if given, is called after iteration n with the optimiser's point.
-    Returns (x_best, n_iter, message, n_evaluations, energy_trace, evaluation_trace).
     """
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"Diffeomap: unknown optimizer={optimizer!r}; expected one of "
@@ -515,7 +511,8 @@ def _minimise(fun, x0, *, optimizer, max_iter, max_evaluations, what, on_iterati
         n_iter, message = len(trace), f"stopped after max_evaluations={max_evaluations}"
     # the lowest energy evaluated (a failed line search may end on a worse point)
     x = x0 if best["x"] is None else best["x"]
-    return x, n_iter, message, state["evaluations"], np.asarray(trace), np.asarray(lowest)
+    evaluations = state["evaluations"]
+    return Optimum(x, n_iter, message, evaluations, np.asarray(trace), np.asarray(lowest))
 
 
 def fit_trajectories(
@@ -551,9 +548,9 @@ def fit_trajectories(
         fun, x0, optimizer=optimizer, max_iter=max_iter, max_evaluations=max_evaluations,
         what=f"sigma={sigma}, lam={lam}",
     )  # fmt: skip
-    trajectories = np.concatenate([Z[None], optimum[0].reshape(p, m, r)])
+    trajectories = np.concatenate([Z[None], optimum.x.reshape(p, m, r)])
     parts = diffeomap_energy(trajectories, sigma, lam, n_components, basis, eps)
-    return DiffeomapFit.of(trajectories, parts, optimum)
+    return DiffeomapFit(trajectories, parts, optimum)
 
 
 #: eigenvalues of K_nn(X[I]) below this fraction of the largest are raised to it in the
@@ -626,9 +623,9 @@ def fit_span(
         fun, x0, optimizer=optimizer, max_iter=max_iter, max_evaluations=max_evaluations,
         what=f"sigma={sigma}, lam={lam}", on_iteration=None if on_iteration is None else iterated,
     )  # fmt: skip
-    beta = to_beta(optimum[0])
+    beta = to_beta(optimum.x)
     parts = span_energy(Z, beta, sigma, lam, n_components, basis, kernels)
-    return DiffeomapFit.of(parts.trajectories, parts, optimum, coef=beta)
+    return DiffeomapFit(parts.trajectories, parts, optimum, coef=beta)
 
 
 # ----------------------------------------------------------------------------- estimator
@@ -734,13 +731,13 @@ class Diffeomap(TransformerMixin, BaseEstimator):
 
     def _store(self, fit: DiffeomapFit):
         self.embedding_ = fit.trajectories[-1][:, : self.n_components].copy()
-        self.energy_ = fit.energy
-        self.kinetic_energy_ = fit.kinetic
-        self.off_subspace_energy_ = fit.off_subspace
-        self.energy_trace_ = fit.energy_trace
-        self.n_iter_ = fit.n_iter
-        self.n_evaluations_ = fit.n_evaluations
-        self.optimizer_message_ = fit.message
+        self.energy_ = fit.parts.energy
+        self.kinetic_energy_ = fit.parts.kinetic
+        self.off_subspace_energy_ = fit.parts.off_subspace
+        self.energy_trace_ = fit.optimum.energy_trace
+        self.n_iter_ = fit.optimum.n_iter
+        self.n_evaluations_ = fit.optimum.n_evaluations
+        self.optimizer_message_ = fit.optimum.message
         return self
 
     def fit_transform(self, X, y=None):

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from embedlab.experiments.tste import protocol
-from embedlab.experiments.tste.settings import SolverOptions
+from embedlab.experiments.tste.settings import AuthorsSettings, SolverOptions
 
 log = logging.getLogger(__name__)
 
@@ -161,33 +161,34 @@ def search_split(m: int, n_folds: int) -> int:
 
 def authors_search_value(
     method: str,
-    dims: list[int],
     name: str,
     value: Any,
     triplets: np.ndarray,
     n: int,
-    n_folds: int,
-    seed: int,
-    max_iter: int | None,
     allow_self: bool,
-    settings: SolverOptions | Mapping[str, Any] | None = None,
+    *,
+    settings: AuthorsSettings,
 ) -> tuple[int, np.ndarray | None]:
     """One value of the authors' regulariser search: fit on the first 10 % of the triplets in
-    generation order, count violations (d_ij > d_il) on the other 90 % in the learned kernel
-    (K forms) or in X X^T of a fit at the largest dimension (CKL-X). Returns (violations, the
-    kernel's embedding at the largest dimension for K forms -- the 1-NN fits reuse it -- else
-    None)."""
+    generation order (:func:`search_split` of ``settings.n_folds``), count violations
+    (d_ij > d_il) on the other 90 % in the learned kernel (K forms) or in X X^T of a fit at
+    the largest of ``settings.dims`` (CKL-X), the fit seeded by ``settings.seed`` with
+    ``settings.max_iter`` iterations and the reading's solver options ``settings.solver``.
+    Returns (violations, the kernel's embedding at the largest dimension for K forms -- the
+    1-NN fits reuse it -- else None)."""
     from embedlab.evaluate.triplets import triplet_error
     from embedlab.methods.triplets import gram_embedding
 
-    first = search_split(len(triplets), n_folds)
+    first = search_split(len(triplets), settings.n_folds)
     fit, val = triplets[:first], triplets[first:]
+    top = max(settings.dims)
     fits, K = authors_fit(
-        method, [max(dims)], fit, n, {name: value}, seed, max_iter, allow_self, settings
-    )
-    Z, gram = (K, True) if K is not None else (fits[max(dims)][0], False)
+        method, [top], fit, n, {name: value}, settings.seed, settings.max_iter, allow_self,
+        settings.solver,
+    )  # fmt: skip
+    Z, gram = (K, True) if K is not None else (fits[top][0], False)
     err = triplet_error(Z, val, allow_self=allow_self, ties=AUTHORS_CODE["ties"], gram=gram)
-    Y = None if K is None else gram_embedding(K, max(dims), centre=False)
+    Y = None if K is None else gram_embedding(K, top, centre=False)
     return int(round(err * len(val))), Y
 
 
@@ -210,46 +211,39 @@ class AuthorsSearch:
 
 
 def authors_search(
-    method: str,
-    dims: list[int],
-    name: str,
-    values: list,
-    triplets: np.ndarray,
-    n: int,
-    n_folds: int,
-    seed: int,
-    max_iter: int | None,
-    allow_self: bool,
-    settings: SolverOptions | Mapping[str, Any] | None = None,
-) -> AuthorsSearch:
-    """:func:`authors_search_value` for every value of the grid, then the choice."""
-    args = (triplets, n, n_folds, seed, max_iter, allow_self, settings)
-    results = [authors_search_value(method, dims, name, v, *args) for v in values]
-    return AuthorsSearch.choose(name, values, results)
+    method: str, triplets: np.ndarray, n: int, allow_self: bool, *, settings: AuthorsSettings
+) -> AuthorsSearch | None:
+    """The authors' search of the grid ``settings.grid`` (one parameter; None for an untuned
+    method): :func:`authors_search_value` of every value, then the choice."""
+    if not settings.grid:
+        return None
+    ((name, values),) = settings.grid.items()
+    results = [
+        authors_search_value(method, name, v, triplets, n, allow_self, settings=settings)
+        for v in values
+    ]
+    return AuthorsSearch.choose(name, list(values), results)
 
 
 def authors_part(
     artifact_dir: str | Path,
     method: str,
-    dims: Iterable[int],
-    n_folds: int,
     part: int,
     search: AuthorsSearch | None,
-    seed: int = 0,
-    max_iter: int | None = None,
-    max_triplets: int | None = None,
-    nn_training: str = "first",
-    settings: SolverOptions | Mapping[str, Any] | None = None,
+    *,
+    settings: AuthorsSettings,
 ) -> pd.DataFrame:
     """Metric rows of one part of the authors' Fig. 2 protocol for one (dataset, method),
-    given the search's outcome (None: untuned) and the reading's solver ``settings``:
+    given the search's outcome (None: untuned), at each of ``settings.dims``, on the seeded
+    subset of ``settings.max_triplets`` (None: all), with ``settings.max_iter`` iterations
+    (None: as coded) and the reading's solver options ``settings.solver``:
 
     * ``part = -1``, 1-NN error: one fit per dimension on the first 10 % of the triplets in
-      generation order (``nn_training="first"``, MNIST; K forms reuse the search's kernel) or
-      on all triplets (``"all"``, the music script); rows with ``fold = -1``;
-    * ``part = k``, generalisation error of fold k of ``n_folds`` (a seeded permutation),
-      trained on the other folds: the fraction of test triplets with d_ij > d_il (ties
-      correct).
+      generation order (``settings.nn_training="first"``, MNIST; K forms reuse the search's
+      kernel) or on all triplets (``"all"``, the music script); rows with ``fold = -1``;
+    * ``part = k``, generalisation error of fold k of ``settings.n_folds`` (a permutation
+      seeded by ``settings.seed``), trained on the other folds (seed + k): the fraction of
+      test triplets with d_ij > d_il (ties correct).
 
     Every row also holds ``tied_fraction``: the share of its triplets (test triplets; for the
     1-NN rows the fit's training triplets) with d_ij = d_il, which the ties-correct error
@@ -258,10 +252,16 @@ def authors_part(
     from embedlab.evaluate.knn import loo_1nn_error_rate
     from embedlab.evaluate.triplets import tied_fraction, triplet_error
 
-    trip, n, labels, allow_self = protocol.load_triplets(artifact_dir, max_triplets, seed, True)
+    seed, n_folds, nn_training = settings.seed, settings.n_folds, settings.nn_training
+    max_iter, solver = settings.max_iter, settings.solver
+    trip, n, labels, allow_self = protocol.load_triplets(
+        artifact_dir, settings.max_triplets, seed, True
+    )
     if nn_training not in ("first", "all"):
         raise ValueError(f"{method}: nn_training must be 'first' or 'all', got {nn_training!r}")
-    dims, folds, _ = protocol.folds_and_grid(method, len(trip), dims, n_folds, {}, seed, None)
+    dims, folds, _ = protocol.folds_and_grid(
+        method, len(trip), settings.dims, n_folds, {}, seed, None
+    )
     if not -1 <= part < n_folds:
         raise ValueError(f"{method}: part must be -1 (1-NN) or a fold in 0..{n_folds - 1}")
     dataset = Path(artifact_dir).name
@@ -281,7 +281,7 @@ def authors_part(
             nn_fits = {d: (search.embedding[:, :d], -1, 0.0) for d in dims}
         else:
             nn_fits, _ = authors_fit(
-                method, dims, nn_trip, n, search.chosen, seed, max_iter, allow_self, settings
+                method, dims, nn_trip, n, search.chosen, seed, max_iter, allow_self, solver
             )
         for d, (Y, n_iter, seconds) in nn_fits.items():
             tied = tied_fraction(Y, nn_trip, allow_self=allow_self)
@@ -290,7 +290,7 @@ def authors_part(
         train, test = folds[part]
         fits, _ = authors_fit(
             method, dims, trip[train], n, search.chosen, seed + part, max_iter, allow_self,
-            settings,
+            solver,
         )  # fmt: skip
         for d, (Y, n_iter, seconds) in fits.items():
             gen = triplet_error(Y, trip[test], allow_self=allow_self, ties=AUTHORS_CODE["ties"])
@@ -312,29 +312,29 @@ def evaluate_authors(
     folds_used: int | None = None,
     settings: SolverOptions | Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """The authors' Fig. 2 protocol for one (dataset, method) in one call: the search
-    (``grid``, one parameter; :func:`authors_search`), then :func:`authors_part` for the 1-NN
-    fits and each of the first ``folds_used`` folds; ``settings``: the reading's solver
-    options (:func:`released_options`). The workflow runs the same steps as separate jobs (one
-    per grid value, one per part)."""
+    """The authors' Fig. 2 protocol for one (dataset, method) in one call, with the settings
+    a workflow job of this (dataset, method) gets (:class:`~.settings.AuthorsSettings`,
+    checked as a job's are): the search (``grid``, one parameter; :func:`authors_search`),
+    then :func:`authors_part` for the 1-NN fits and each of the first ``folds_used`` folds;
+    ``settings``: the reading's solver options (:func:`released_options`). The workflow runs
+    the same steps as separate jobs (one per grid value, one per part)."""
     trip, n, _, allow_self = protocol.load_triplets(artifact_dir, max_triplets, seed, True)
     dims, folds, grid = protocol.folds_and_grid(
         method, len(trip), dims, n_folds, grid, seed, folds_used
     )
-    search = None
-    if grid:
-        ((name, values),) = grid.items()
-        search = authors_search(
-            method, dims, name, list(values), trip, n, n_folds, seed, max_iter, allow_self,
-            settings,
-        )  # fmt: skip
-        log.info("%s: chosen %s, violations %s", method, search.chosen, search.violations)
-    common = dict(
-        seed=seed, max_iter=max_iter, max_triplets=max_triplets, nn_training=nn_training,
-        settings=settings,
+    job_settings = AuthorsSettings.from_mapping(
+        {
+            "dims": dims, "n_folds": n_folds, "seed": seed, "max_iter": max_iter,
+            "max_triplets": max_triplets, "grid": grid, "nn_training": nn_training,
+            "solver": settings,
+        },
+        f"{method}: authors' settings",
     )  # fmt: skip
+    search = authors_search(method, trip, n, allow_self, settings=job_settings)
+    if search is not None:
+        log.info("%s: chosen %s, violations %s", method, search.chosen, search.violations)
     parts = [
-        authors_part(artifact_dir, method, dims, n_folds, k, search, **common)
+        authors_part(artifact_dir, method, k, search, settings=job_settings)
         for k in range(-1, len(folds))
     ]
     return protocol.merge_parts(parts)

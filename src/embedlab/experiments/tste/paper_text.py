@@ -33,7 +33,7 @@ from embedlab.experiments.tste.protocol import (
     merge_parts,
     metric_row,
 )
-from embedlab.experiments.tste.settings import KFormSolver
+from embedlab.experiments.tste.settings import KFormSolver, PaperTextSettings
 
 log = logging.getLogger(__name__)
 
@@ -74,52 +74,49 @@ def fit_embeddings(
     return out
 
 
-def choose_by_validation(
-    method: str,
-    dims: list[int],
-    name: str,
-    values: list,
-    train: np.ndarray,
-    n: int,
-    seed: int,
-    max_iter: int,
-    val_fraction: float = 0.1,
-    fixed: Mapping[str, Any] | None = None,
-) -> tuple[dict[int, Any], dict[int, list[float]]]:
-    """Per dimension, the grid value of ``name`` with the lowest triplet error on a seeded
-    ``val_fraction`` of ``train`` held out from fitting (the first value on ties); ``fixed``
-    holds estimator settings shared by every candidate (the K forms' solver). Returns
-    (dims -> chosen value, dims -> every value's error in grid order):
-    :func:`validation_errors` of each value, then :func:`choose_per_dimension`."""
-    errors = [
-        validation_errors(method, dims, name, v, train, n, seed, max_iter, val_fraction, fixed)
-        for v in values
-    ]
-    return choose_per_dimension(values, errors)
-
-
 def validation_errors(
     method: str,
-    dims: list[int],
     name: str,
     value: Any,
     train: np.ndarray,
     n: int,
-    seed: int,
-    max_iter: int,
+    *,
+    settings: PaperTextSettings,
     val_fraction: float = 0.1,
-    fixed: Mapping[str, Any] | None = None,
 ) -> dict[int, float]:
-    """dims -> triplet error (5 decimals) of one grid value of ``name``: fitted on ``train``
-    less a seeded ``val_fraction``, measured on that held-out share. Each value is one
-    workflow job (rule ``tste_search``); :func:`choose_per_dimension` chooses from all."""
+    """dims -> triplet error (5 decimals) of one grid value of ``name`` at each of
+    ``settings.dims``: fitted on ``train`` less a seeded ``val_fraction`` (``settings.seed``),
+    measured on that held-out share, with the K forms' solver ``settings.kform_solver``. Each
+    value is one workflow job (rule ``tste_search``); :meth:`Validation.choose` chooses from
+    all."""
     from embedlab.evaluate.triplets import holdout_split, triplet_error
 
-    fit_rows, val_rows = holdout_split(len(train), val_fraction, seed)
+    fit_rows, val_rows = holdout_split(len(train), val_fraction, settings.seed)
     fit, val = train[fit_rows], train[val_rows]
-    params = {**(fixed or {}), name: value}
-    fits = fit_embeddings(method, dims, fit, n, params, seed, max_iter)
+    params = {**kform_settings(method, settings.kform_solver), name: value}
+    fits = fit_embeddings(method, settings.dims, fit, n, params, settings.seed, settings.max_iter)
     return {d: round(triplet_error(Y, val), 5) for d, (Y, _, _) in fits.items()}
+
+
+def validate(
+    method: str,
+    train: np.ndarray,
+    n: int,
+    *,
+    settings: PaperTextSettings,
+    val_fraction: float = 0.1,
+) -> Validation | None:
+    """The choice of the grid ``settings.grid`` (one parameter; None for an untuned method):
+    :func:`validation_errors` of each value on ``train``, then :meth:`Validation.choose` (per
+    dimension the value of lowest error, the first on ties)."""
+    if not settings.grid:
+        return None
+    ((name, values),) = settings.grid.items()
+    errors = [
+        validation_errors(method, name, v, train, n, settings=settings, val_fraction=val_fraction)
+        for v in values
+    ]
+    return Validation.choose(name, list(values), errors)
 
 
 def choose_per_dimension(
@@ -195,29 +192,29 @@ def evaluate_method(
     split, so its folds are a subset of a full run's); None = all. ``kform_solver``: the K
     forms' projected-gradient settings (None = the estimators' own), unused by X forms.
 
-    The steps in one call: :func:`validation_errors` of each grid value, the choice
-    (:meth:`Validation.choose`), :func:`paper_part` for each fold and :func:`merge_parts`.
-    The workflow runs the same steps as separate jobs (one per grid value, one per fold, the
-    merge) and writes the same rows.
+    The steps in one call, with the settings a workflow job of this (dataset, method) gets
+    (:class:`~.settings.PaperTextSettings`, checked as a job's are): :func:`validate` (the
+    validation of each grid value, then the choice), :func:`paper_part` for each fold and
+    :func:`merge_parts`. The workflow runs the same steps as separate jobs (one per grid
+    value, one per fold, the merge) and writes the same rows.
     """
     trip, n, _ = load_triplets(artifact_dir, max_triplets, seed)
     dims, folds, grid = folds_and_grid(method, len(trip), dims, n_folds, grid, seed, folds_used)
-    validation = None
-    if grid:
-        ((name, values),) = grid.items()
-        train = validation_set(trip, n_folds, seed)
-        fixed = kform_settings(method, kform_solver)
-        errors = [
-            validation_errors(method, dims, name, v, train, n, seed, max_iter, fixed=fixed)
-            for v in values
-        ]
-        validation = Validation.choose(name, list(values), errors)
-        log.info("%s: chosen %s, validation errors %s", method, validation.chosen, errors)
-    common = dict(
-        seed=seed, max_iter=max_iter, max_triplets=max_triplets, kform_solver=kform_solver
-    )
+    job_settings = PaperTextSettings.from_mapping(
+        {
+            "dims": dims, "n_folds": n_folds, "seed": seed, "max_iter": max_iter,
+            "kform_solver": kform_solver, "max_triplets": max_triplets, "grid": grid,
+        },
+        f"{method}: paper text settings",
+    )  # fmt: skip
+    train = validation_set(trip, n_folds, seed)
+    validation = validate(method, train, n, settings=job_settings)
+    if validation is not None:
+        log.info(
+            "%s: chosen %s, validation errors %s", method, validation.chosen, validation.errors
+        )
     return merge_parts(
-        paper_part(artifact_dir, method, dims, n_folds, k, validation, **common)
+        paper_part(artifact_dir, method, k, validation, settings=job_settings)
         for k in range(len(folds))
     )
 
@@ -225,33 +222,31 @@ def evaluate_method(
 def paper_part(
     artifact_dir: str | Path,
     method: str,
-    dims: Iterable[int],
-    n_folds: int,
     fold: int,
     validation: Validation | None,
     *,
-    seed: int,
-    max_iter: int,
-    max_triplets: int | None = None,
-    kform_solver: KFormSolver | None = None,
+    settings: PaperTextSettings,
 ) -> pd.DataFrame:
-    """Metric rows of fold ``fold`` of the ``n_folds``-fold split for one (dataset, method)
-    under the paper's text: per dimension a fit on the fold's training triplets (seed +
-    ``fold``) with the value that ``validation`` chose (None: an untuned method), its triplet
-    generalisation error on the fold's test triplets and its leave-one-out 1-NN error.
-    Dimensions that share a chosen value share one K-form kernel fit (:func:`fit_embeddings`).
+    """Metric rows of fold ``fold`` of the seeded ``settings.n_folds``-fold split for one
+    (dataset, method) under the paper's text: per dimension of ``settings.dims`` a fit on the
+    fold's training triplets (seed ``settings.seed`` + ``fold``, ``settings.max_iter``
+    iterations, the K forms' solver ``settings.kform_solver``) with the value that
+    ``validation`` chose (None: an untuned method), its triplet generalisation error on the
+    fold's test triplets and its leave-one-out 1-NN error. Dimensions that share a chosen
+    value share one K-form kernel fit (:func:`fit_embeddings`).
     """
     from embedlab.evaluate.knn import loo_1nn_error_rate
     from embedlab.evaluate.triplets import triplet_error
 
-    trip, n, labels = load_triplets(artifact_dir, max_triplets, seed)
-    dims, folds, _ = folds_and_grid(method, len(trip), dims, n_folds, {}, seed, None)
+    seed, n_folds, max_iter = settings.seed, settings.n_folds, settings.max_iter
+    trip, n, labels = load_triplets(artifact_dir, settings.max_triplets, seed)
+    dims, folds, _ = folds_and_grid(method, len(trip), settings.dims, n_folds, {}, seed, None)
     if not 0 <= fold < n_folds:
         raise ValueError(f"{method}: fold must be in 0..{n_folds - 1}, got {fold}")
     validation = validation or Validation.untuned(dims)
     if missing := sorted(set(dims) - set(validation.chosen)):
         raise ValueError(f"{method}: the validation has no choice at dims {missing}")
-    fixed = kform_settings(method, kform_solver)
+    fixed = kform_settings(method, settings.kform_solver)
     dataset = Path(artifact_dir).name
     groups: dict[str, list[int]] = {}
     for d in dims:  # dimensions that share a parameter value share a K-form fit

@@ -103,7 +103,7 @@ class PaperTextSettings(Settings):
     n_folds: int
     seed: int
     max_iter: int
-    kform_solver: KFormSolver
+    kform_solver: KFormSolver | None  # None (a call in code, not the config): the estimators'
     max_triplets: Derived[int | None]  # the dataset's seeded subset (None: every triplet)
     grid: Derived[dict]  # the method's {parameter: [values]} ({}: untuned)
 

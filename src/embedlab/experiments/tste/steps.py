@@ -23,7 +23,6 @@ from embedlab.experiments.tste.claims import claims_table, claims_title
 from embedlab.experiments.tste.fig2 import fig2_table, fig2_title
 from embedlab.experiments.tste.maps import embed_map
 from embedlab.experiments.tste.paper_text import (
-    kform_settings,
     load_validation,
     paper_part,
     validation_errors,
@@ -67,17 +66,8 @@ def search(settings: PaperTextSettings, *, data, npz, reading, dataset, method, 
     error per dimension (:func:`.paper_text.validation_errors`)."""
     name, value = _grid_value(settings.grid, index, method)
     trip, n, _ = load_triplets(artifacts.folder_of(data), settings.max_triplets, settings.seed)
-    errors = validation_errors(
-        method,
-        sorted(settings.dims),
-        name,
-        value,
-        validation_set(trip, settings.n_folds, settings.seed),
-        n,
-        settings.seed,
-        settings.max_iter,
-        fixed=kform_settings(method, settings.kform_solver),
-    )
+    train = validation_set(trip, settings.n_folds, settings.seed)
+    errors = validation_errors(method, name, value, train, n, settings=settings)
     log.info("%s %s %s %s = %s: errors %s", reading, dataset, method, name, value, errors)
     arrays = {"dims": np.array(list(errors)), "errors": np.array(list(errors.values()))}
     runs.save_npz(npz, arrays, {"method": method, "name": name, "value": value})
@@ -90,17 +80,9 @@ def fold(
     that the validation files (``search_files``, in grid order) chose
     (:func:`.paper_text.paper_part`)."""
     log.info("%s %s %s %s", reading, dataset, method, part)
+    validation = load_validation(search_files, settings.grid)
     rows = paper_part(
-        artifacts.folder_of(data),
-        method,
-        settings.dims,
-        settings.n_folds,
-        _fold_number(part),
-        load_validation(search_files, settings.grid),
-        seed=settings.seed,
-        max_iter=settings.max_iter,
-        max_triplets=settings.max_triplets,
-        kform_solver=settings.kform_solver,
+        artifacts.folder_of(data), method, _fold_number(part), validation, settings=settings
     )
     tables.write_csv(rows, csv, measured=["seconds"])
 
@@ -115,17 +97,7 @@ def authors_search(
         artifacts.folder_of(data), settings.max_triplets, settings.seed, with_self=True
     )
     violations, Y = authors_search_value(
-        method,
-        sorted(settings.dims),
-        name,
-        value,
-        trip,
-        n,
-        settings.n_folds,
-        settings.seed,
-        settings.max_iter,
-        allow_self,
-        settings.solver,
+        method, name, value, trip, n, allow_self, settings=settings
     )
     log.info("%s %s %s %s = %s: %d violations", reading, dataset, method, name, value, violations)
     info = {"method": method, "name": name, "value": value, "violations": violations}
@@ -138,19 +110,9 @@ def authors_part(
     """One part of the authors' protocol for one (dataset, method): the 1-NN fits (``nn``) or
     one fold's fits, with the value the search files chose (:func:`.authors.authors_part`)."""
     log.info("%s %s %s %s", reading, dataset, method, part)
-    rows = run_authors_part(
-        artifacts.folder_of(data),
-        method,
-        settings.dims,
-        settings.n_folds,
-        -1 if part == "nn" else _fold_number(part),
-        load_search(search_files, settings.grid),
-        seed=settings.seed,
-        max_iter=settings.max_iter,
-        max_triplets=settings.max_triplets,
-        nn_training=settings.nn_training,
-        settings=settings.solver,
-    )
+    chosen = load_search(search_files, settings.grid)
+    number = -1 if part == "nn" else _fold_number(part)
+    rows = run_authors_part(artifacts.folder_of(data), method, number, chosen, settings=settings)
     tables.write_csv(rows, csv, measured=["seconds"])
 
 
