@@ -19,9 +19,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # cores (and so do the workflow runs the tests start). OpenBLAS's threads spin while they wait:
 # two processes of two BLAS threads on two cores spend about a third of their CPU spinning on
 # small matrices (GPy's models, the K-form projections).
-_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-if _WORKERS > 1:
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // _WORKERS)))
+os.environ.setdefault(
+    "OPENBLAS_NUM_THREADS",
+    str(max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))),
+)
 from pathlib import Path
 
 import pytest

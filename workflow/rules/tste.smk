@@ -63,6 +63,7 @@ for _prefix in TSTE_SECTION:
 
 include: "tste_helpers.smk"
 
+
 # every folds_used entry checked against n_folds here, whichever jobs a run plans
 for _section in TSTE_SECTION.values():
     for _dataset in _section["datasets"]:
