@@ -34,9 +34,9 @@ import numpy as np  # noqa: E402
 from bench_ne_kernel import random_affinities  # noqa: E402  (this folder is on sys.path)
 from timing import best_of  # noqa: E402
 
+from embedlab.kernels import fft_repulsion as grid  # noqa: E402
 from embedlab.kernels import interpolation  # noqa: E402
-from embedlab.kernels import neighbour_fft as nfft  # noqa: E402
-from embedlab.methods.neighbour import NeighbourKL  # noqa: E402
+from embedlab.methods.neighbour_kl import NeighbourKL  # noqa: E402
 
 # (label, kernel, n_space, n_time, space-scale factor)
 CASES = [
@@ -65,7 +65,7 @@ def make_map(kind: str, n: int, n_space: int, n_time: int, factor: float, rng) -
 
 def cold(objective, Y):
     """One objective call without the kept kernel spectrum (a call whose grid changed)."""
-    nfft._SPECTRUM.clear()
+    grid._SPECTRUM.clear()
     return objective(Y)
 
 
@@ -79,7 +79,7 @@ def main() -> None:
     parser.add_argument("--max-grid-points", type=int, default=2**25)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    default = nfft.FFTSettings()
+    default = grid.FFTSettings()
     settings = [(default.n_interpolation_points, default.nodes_per_unit)]
     if args.sweep:
         settings = SWEEP
@@ -101,13 +101,13 @@ def main() -> None:
                 t_exact, (_, g_exact) = best_of(lambda: exact(Y), args.repeats)  # noqa: B023
                 rep_exact = f_exact.rep / f_exact.mass
                 for p, npu in settings:
-                    s = nfft.FFTSettings(n_interpolation_points=p, nodes_per_unit=npu,
+                    s = grid.FFTSettings(n_interpolation_points=p, nodes_per_unit=npu,
                                          max_grid_points=args.max_grid_points)
-                    cells = nfft.grid_cells(Y[:, :n_space], s)
+                    cells = grid.grid_cells(Y[:, :n_space], s)
                     size = interpolation.fft_points(cells, p)
                     shape = str(cells.tolist())
                     if n_time:  # SNEST: one space grid per Chebyshev time node
-                        nodes = nfft.time_nodes(Y[:, n_space], s).shape[0]
+                        nodes = grid.time_nodes(Y[:, n_space], s).shape[0]
                         shape, size = f"{shape} x {nodes}t", size * nodes
                     head = (f"{label:14s} {kind:9s} {n:6d} {p:2d} {npu:4.1f} {shape:>15s} "
                             f"{size:9.2e}")

@@ -34,7 +34,8 @@ from scipy.spatial.distance import squareform  # noqa: E402
 from sklearn.manifold._t_sne import _kl_divergence  # noqa: E402
 
 from embedlab.kernels.neighbour import PRECISIONS  # noqa: E402
-from embedlab.methods.neighbour import NeighbourKL, validate_affinities  # noqa: E402
+from embedlab.methods.neighbour_affinities import validate_affinities  # noqa: E402
+from embedlab.methods.neighbour_kl import NeighbourKL  # noqa: E402
 
 
 def random_affinities(n: int, degree: int, rng: np.random.Generator) -> sp.csr_matrix:

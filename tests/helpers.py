@@ -12,7 +12,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from embedlab import artifacts
-from embedlab.methods.neighbour import validate_affinities
+from embedlab.methods.neighbour_affinities import validate_affinities
 
 REPO = Path(__file__).resolve().parents[1]
 

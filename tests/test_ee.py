@@ -11,7 +11,7 @@ from embedlab.methods.elastic import (
     polytope_lambdas,
     scaled_pca,
 )
-from embedlab.methods.neighbour import InvalidAffinityError
+from embedlab.methods.neighbour_affinities import InvalidAffinityError
 from embedlab.optimize import DivergenceError
 from embedlab.perplexity import squared_distances, symmetric_affinities
 

@@ -64,6 +64,20 @@ def test_the_estimators_are_importable_from_the_top():
         embedlab.NoSuchMethod  # noqa: B018
 
 
+def test_the_objective_and_input_names_stay_importable_from_the_estimators_module():
+    """A user's ``from embedlab.methods.neighbour import NeighbourKL, validate_affinities,
+    paper_protocol, ...`` gets the objects of their homes, not copies."""
+    from embedlab.methods import neighbour_affinities, neighbour_kl, neighbour_protocol
+
+    homes = [neighbour_affinities, neighbour_kl, neighbour_protocol]
+    moved = sorted(set(neighbour.__all__) - {"METHODS", "SNE", "SNEST", "TSNE"})
+    assert len(moved) == 12
+    for name in moved:
+        (home,) = [m for m in homes if hasattr(m, name)]
+        assert getattr(neighbour, name) is getattr(home, name), name
+    assert set(neighbour.__all__) <= set(dir(neighbour))
+
+
 def test_importing_the_package_loads_no_method():
     """The facade is lazy: ``import embedlab`` (what every job does first) loads neither the
     methods nor scikit-learn and numba."""

@@ -13,7 +13,9 @@ from embedlab.experiments.scale import affinities, fits, measures, schedule
 from embedlab.experiments.scale.settings import EmbedSettings
 from embedlab.knn_affinities import knn_affinities, nearest_neighbours
 from embedlab.methods import neighbour
-from embedlab.methods.neighbour import TSNE, NeighbourKL, validate_affinities
+from embedlab.methods.neighbour import TSNE
+from embedlab.methods.neighbour_affinities import validate_affinities
+from embedlab.methods.neighbour_kl import NeighbourKL
 from embedlab.optimize import GradientDescent
 
 

@@ -5,7 +5,7 @@ import pytest
 from sklearn.neighbors import NearestNeighbors
 
 from embedlab import knn_affinities as knn
-from embedlab.methods.neighbour import validate_affinities
+from embedlab.methods.neighbour_affinities import validate_affinities
 from embedlab.perplexity import (
     PerplexityError,
     knn_conditional_affinities,

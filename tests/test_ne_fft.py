@@ -8,17 +8,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from embedlab.kernels import fft_repulsion as G
 from embedlab.kernels import interpolation
 from embedlab.kernels import neighbour as K
 from embedlab.kernels import neighbour_fft as F
+from embedlab.kernels import output_kernels as W
 from embedlab.methods.elastic import ElasticCost, ElasticEmbedding
-from embedlab.methods.neighbour import (
-    SNEST,
-    TSNE,
-    NeighbourKL,
-    paper_protocol,
-    validate_affinities,
-)
+from embedlab.methods.neighbour import SNEST, TSNE
+from embedlab.methods.neighbour_affinities import validate_affinities
+from embedlab.methods.neighbour_kl import NeighbourKL
+from embedlab.methods.neighbour_protocol import paper_protocol
 from embedlab.optimize import DivergenceError, GradientDescent, minimize
 from embedlab.perplexity import squared_distances, symmetric_affinities
 from tests.helpers import random_P
@@ -62,7 +61,7 @@ def errors(kernel: int, Y, n_space: int, parts, settings=None) -> tuple[float, f
 @pytest.mark.parametrize("kernel,n_space,n_time,radius", CASES)
 def test_fft_fields_match_exact(P_parts, kernel, n_space, n_time, radius, kind):
     Y = make_map(kind, n_space, n_time, radius, seed=n_space + 3 * n_time)
-    kid = K.KERNEL_IDS[kernel]
+    kid = W.KERNEL_IDS[kernel]
     before = dict(F.FALLBACKS)
     z_err, rep_err = errors(kid, Y, n_space, P_parts)
     assert F.FALLBACKS == before  # the grid was used, not the exact fallback
@@ -82,12 +81,12 @@ def test_snest_large_time_extent_is_shifted(P_parts):
     t = np.where(rng.random(N) < 0.5, -15.0, 15.0) + rng.normal(size=N) * 0.3
     Y = np.column_stack([rng.normal(size=N) * 1.5, t])
     assert np.ptp(t) ** 2 > 709
-    shift = K.log_weight_bound(K.SNEST, Y, 1)
-    nodes = F.time_nodes(t, F.FFTSettings())
+    shift = W.log_weight_bound(W.SNEST, Y, 1)
+    nodes = G.time_nodes(t, G.FFTSettings())
     assert nodes[0] == t.min() and nodes[-1] == t.max()
     with np.errstate(over="raise", invalid="raise"):
         factors = np.exp((nodes[:, None] - nodes[None, :]) ** 2 - shift)
-        z_err, rep_err = errors(K.SNEST, Y, 1, P_parts)
+        z_err, rep_err = errors(W.SNEST, Y, 1, P_parts)
     assert np.isfinite(factors).all() and factors.max() <= 1.0
     assert z_err < Z_TOL and rep_err < GRAD_TOL, (z_err, rep_err)
 
@@ -96,16 +95,16 @@ def test_time_interpolation_is_exact_on_polynomials():
     """The Chebyshev weights and their derivatives reproduce a polynomial of degree m - 1
     and its derivative, at the nodes themselves too (the end points of every map)."""
     t = np.r_[np.linspace(-2.0, 3.0, 57), -2.0, 3.0]
-    nodes = F.time_nodes(t, F.FFTSettings(time_nodes_per_unit=1.0, min_time_nodes=3))
+    nodes = G.time_nodes(t, G.FFTSettings(time_nodes_per_unit=1.0, min_time_nodes=3))
     m = nodes.shape[0]
     assert m == 3 + 5
-    weights, slopes = F.time_interpolation(t, nodes)
+    weights, slopes = G.time_interpolation(t, nodes)
     coefficients = np.random.default_rng(0).normal(size=m)
     poly = np.polynomial.Polynomial(coefficients)
     np.testing.assert_allclose(weights @ poly(nodes), poly(t), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(slopes @ poly(nodes), poly.deriv()(t), rtol=1e-9, atol=1e-9)
-    single, slope = F.time_interpolation(np.full(4, 2.0), F.time_nodes(np.full(4, 2.0),
-                                                                      F.FFTSettings()))
+    single, slope = G.time_interpolation(np.full(4, 2.0), G.time_nodes(np.full(4, 2.0),
+                                                                      G.FFTSettings()))
     assert single.shape == (4, 1) and (single == 1.0).all() and (slope == 0.0).all()
 
 
@@ -113,10 +112,10 @@ def test_time_interpolation_is_exact_on_polynomials():
 def test_refining_the_grid_reduces_the_error(P_parts, kernel, n_space):
     n_time = 1 if kernel == "snest" else 0
     Y = make_map("clustered", n_space, n_time, 30.0 if kernel != "sne" else 6.0, seed=2)
-    kid = K.KERNEL_IDS[kernel]
+    kid = W.KERNEL_IDS[kernel]
 
     def rep_error(p, per_unit):
-        settings = F.FFTSettings(n_interpolation_points=p, nodes_per_unit=per_unit,
+        settings = G.FFTSettings(n_interpolation_points=p, nodes_per_unit=per_unit,
                                  min_grid_size=2)
         return errors(kid, Y, n_space, P_parts, settings)[1]
 
@@ -187,18 +186,18 @@ def test_single_precision_ffts_only_on_a_fixed_node_step():
     would swamp the field, so the grid there keeps float64."""
 
     def gradient_errors(Y):
-        settings = F.FFTSettings()
-        cells = F.grid_cells(Y, settings)
+        settings = G.FFTSettings()
+        cells = G.grid_cells(Y, settings)
         grid = interpolation.make_grid(Y, cells, settings.n_interpolation_points,
-                                       F.cell_widths(Y, settings, cells))
+                                       G.cell_widths(Y, settings, cells))
         diff = Y[:, None] - Y[None]
         w = 1.0 / (1.0 + (diff**2).sum(-1))
         direct = (-2.0 * w[:, :, None] ** 2 * diff).sum(1)
         out = {}
         for dtype in (np.float64, np.float32):
-            phi = interpolation.kernel_sums(Y, grid, F.sampled_kernel(K.TSNE), fft_dtype=dtype)
+            phi = interpolation.kernel_sums(Y, grid, G.sampled_kernel(W.TSNE), fft_dtype=dtype)
             out[dtype] = np.linalg.norm(phi[:, 0, 1:] - direct) / np.linalg.norm(direct)
-        return F.fft_dtype(cells), out
+        return G.fft_dtype(cells), out
 
     wide = make_map("clustered", 2, 0, 30.0, seed=6)[:800]
     chosen, wide_errors = gradient_errors(wide)
@@ -211,7 +210,7 @@ def test_single_precision_ffts_only_on_a_fixed_node_step():
     assert tiny_errors[np.float64] < 1e-6 and tiny_errors[np.float32] > GRAD_TOL, tiny_errors
     with pytest.raises(ValueError, match="dtype complex128 for FFTs in float32"):
         grid = interpolation.make_grid(wide, [200, 200], 6)
-        spectrum = interpolation.kernel_spectrum(grid, F.sampled_kernel(K.TSNE))
+        spectrum = interpolation.kernel_spectrum(grid, G.sampled_kernel(W.TSNE))
         interpolation.kernel_sums(wide, grid, None, spectrum=spectrum, fft_dtype=np.float32)
 
 
@@ -248,25 +247,25 @@ def test_kept_kernel_spectrum_gives_the_same_bits(P_parts):
     moved and grown as far as its cell counts allow uses the same grid (the same spectrum) with
     the same accuracy."""
     Y = make_map("clustered", 2, 0, 30.0, seed=4)
-    settings = F.FFTSettings()
-    cells = F.grid_cells(Y, settings)
-    assert (cells > F.LADDER_FROM).all()
-    np.testing.assert_array_equal(F.cell_widths(Y, settings, cells), 1.0 / settings.nodes_per_unit)
-    F._SPECTRUM.clear()
-    first = F.fft_pair_fields(K.TSNE, Y, 2, P_parts)
-    (kept,) = F._SPECTRUM.values()
-    second = F.fft_pair_fields(K.TSNE, Y, 2, P_parts)
-    assert next(iter(F._SPECTRUM.values())) is kept
-    F._SPECTRUM.clear()
-    third = F.fft_pair_fields(K.TSNE, Y, 2, P_parts)
-    (kept,) = F._SPECTRUM.values()
+    settings = G.FFTSettings()
+    cells = G.grid_cells(Y, settings)
+    assert (cells > G.LADDER_FROM).all()
+    np.testing.assert_array_equal(G.cell_widths(Y, settings, cells), 1.0 / settings.nodes_per_unit)
+    G._SPECTRUM.clear()
+    first = F.fft_pair_fields(W.TSNE, Y, 2, P_parts)
+    (kept,) = G._SPECTRUM.values()
+    second = F.fft_pair_fields(W.TSNE, Y, 2, P_parts)
+    assert next(iter(G._SPECTRUM.values())) is kept
+    G._SPECTRUM.clear()
+    third = F.fft_pair_fields(W.TSNE, Y, 2, P_parts)
+    (kept,) = G._SPECTRUM.values()
     for a, b in [(first, second), (first, third)]:
         assert a.mass == b.mass and np.array_equal(a.rep, b.rep)
     grown = (Y + 3.0) * 0.999 * (cells / settings.nodes_per_unit / np.ptp(Y, axis=0)).min()
-    assert np.array_equal(F.grid_cells(grown, settings), cells)
-    F.fft_pair_fields(K.TSNE, grown, 2, P_parts)
-    assert next(iter(F._SPECTRUM.values())) is kept
-    z_err, rep_err = errors(K.TSNE, grown, 2, P_parts)
+    assert np.array_equal(G.grid_cells(grown, settings), cells)
+    F.fft_pair_fields(W.TSNE, grown, 2, P_parts)
+    assert next(iter(G._SPECTRUM.values())) is kept
+    z_err, rep_err = errors(W.TSNE, grown, 2, P_parts)
     assert z_err < Z_TOL and rep_err < GRAD_TOL, (z_err, rep_err)
 
 
@@ -324,7 +323,7 @@ def test_fft_estimator_reaches_a_comparable_kl(clustered_P, cls, kwargs):
 
 def test_fields_without_the_cost_are_the_same_bits(P_parts):
     """with_cost=False skips the attraction's cost (NaN) and nothing else."""
-    for kernel, n_space, n_time in ((K.TSNE, 2, 0), (K.SNEST, 2, 1), (K.SNE, 2, 0)):
+    for kernel, n_space, n_time in ((W.TSNE, 2, 0), (W.SNEST, 2, 1), (W.SNE, 2, 0)):
         Y = make_map("clustered", n_space, n_time, 10.0, seed=1)
         full = F.fft_pair_fields(kernel, Y, n_space, P_parts)
         lean = F.fft_pair_fields(kernel, Y, n_space, P_parts, with_cost=False)
@@ -339,7 +338,7 @@ def test_renumbered_P_gives_the_same_fields(P_parts):
     renumbered = F.RenumberedP.of(P_parts)
     assert np.array_equal(np.sort(renumbered.order), np.arange(N))
     assert np.array_equal(renumbered.position[renumbered.order], np.arange(N))
-    for kernel, n_space, n_time in ((K.TSNE, 2, 0), (K.SNEST, 2, 1), (K.SNE, 2, 0)):
+    for kernel, n_space, n_time in ((W.TSNE, 2, 0), (W.SNEST, 2, 1), (W.SNE, 2, 0)):
         Y = make_map("clustered", n_space, n_time, 10.0, seed=1)
         plain = F.fft_pair_fields(kernel, Y, n_space, P_parts)
         moved = renumbered.fields(kernel, Y, n_space)
@@ -403,7 +402,7 @@ def test_exact_stays_the_default_and_unchanged():
     default = NeighbourKL(P, "tsne", 2)
     assert default.repulsion == "exact" and TSNE().repulsion == "exact"
     kl, grad = default(Y)
-    f = K.pair_fields(K.TSNE, Y, 2, K.csr_parts(P))
+    f = K.pair_fields(W.TSNE, Y, 2, K.csr_parts(P))
     assert kl == default.entropy_term + f.att_cost + np.log(f.mass) + f.shift
     assert np.array_equal(grad, 4.0 * (f.att - f.rep / f.mass))
 
@@ -411,8 +410,8 @@ def test_exact_stays_the_default_and_unchanged():
 def test_too_large_a_grid_falls_back_to_exact(P_parts):
     Y = make_map("random", 2, 0, 30.0, seed=0)
     before = F.FALLBACKS["grid"]
-    approx = F.fft_pair_fields(K.TSNE, Y, 2, P_parts, F.FFTSettings(max_grid_points=1000))
-    exact = K.pair_fields(K.TSNE, Y, 2, P_parts)
+    approx = F.fft_pair_fields(W.TSNE, Y, 2, P_parts, G.FFTSettings(max_grid_points=1000))
+    exact = K.pair_fields(W.TSNE, Y, 2, P_parts)
     assert F.FALLBACKS["grid"] == before + 1
     assert approx.mass == exact.mass and np.array_equal(approx.rep, exact.rep)
 
@@ -454,11 +453,11 @@ def test_unsupported_combinations_are_refused(clustered_P):
         SNEST(n_space=1, n_time=2, repulsion="fft", max_iter=1,
               affinity="precomputed").fit(clustered_P)
     with pytest.raises(ValueError, match="at most one time dimension"):
-        F.fft_pair_fields(K.SNEST, np.zeros((3, 3)), 1, K.csr_parts(random_P(3, seed=0)))
+        F.fft_pair_fields(W.SNEST, np.zeros((3, 3)), 1, K.csr_parts(random_P(3, seed=0)))
     with pytest.raises(ValueError, match="unknown repulsion"):
         NeighbourKL(validate_affinities(clustered_P), "tsne", 2, repulsion="barnes-hut")
     with pytest.raises(ValueError, match="out of range"):
-        F.FFTSettings(n_interpolation_points=0)
+        G.FFTSettings(n_interpolation_points=0)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
@@ -466,7 +465,7 @@ def test_non_finite_coordinates_are_reported_never_a_nan_map(bad):
     P = validate_affinities(random_P(200, seed=4))
     Y = make_map("random", 2, 0, 10.0, seed=0)[:200]
     Y[7, 1] = bad
-    fields = F.fft_pair_fields(K.TSNE, Y, 2, K.csr_parts(P))
+    fields = F.fft_pair_fields(W.TSNE, Y, 2, K.csr_parts(P))
     assert not np.isfinite(fields.mass)
     with pytest.raises(DivergenceError, match="not finite"):
         NeighbourKL(P, "tsne", 2, repulsion="fft")(Y)

@@ -9,7 +9,9 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from embedlab.kernels import neighbour as K
-from embedlab.methods.neighbour import NeighbourKL, validate_affinities
+from embedlab.kernels import output_kernels as W
+from embedlab.methods.neighbour_affinities import validate_affinities
+from embedlab.methods.neighbour_kl import NeighbourKL
 from embedlab.optimize import DivergenceError
 from tests.helpers import random_embedding, random_P
 
@@ -119,7 +121,7 @@ def test_tsne_matches_scikit_learn_exact_gradient(P_small):
 @pytest.mark.parametrize("kernel,n_space,n_time", CASES)
 def test_parallel_and_serial_entry_points_agree(P_small, kernel, n_space, n_time):
     Y = random_embedding(24, n_space, n_time, seed=1)
-    kid = K.KERNEL_IDS[kernel]
+    kid = W.KERNEL_IDS[kernel]
     parts = K.csr_parts(P_small)
     par = K.pair_fields(kid, Y, n_space, parts, parallel=True)
     ser = K.pair_fields(kid, Y, n_space, parts, parallel=False)
@@ -140,9 +142,9 @@ def test_result_does_not_depend_on_the_thread_count(precision):
     threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        one = K.pair_fields(K.SNEST, Y, 2, parts, parallel=True, precision=precision)
+        one = K.pair_fields(W.SNEST, Y, 2, parts, parallel=True, precision=precision)
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)  # all (2 here)
-        many = K.pair_fields(K.SNEST, Y, 2, parts, parallel=True, precision=precision)
+        many = K.pair_fields(W.SNEST, Y, 2, parts, parallel=True, precision=precision)
     finally:
         numba.set_num_threads(threads)
     assert one.precision == many.precision == precision
@@ -156,6 +158,7 @@ import sys
 import numpy as np
 import scipy.sparse as sp
 from embedlab.kernels import neighbour as K
+from embedlab.kernels import output_kernels as W
 
 rng = np.random.default_rng(0)
 n = 700
@@ -164,7 +167,7 @@ P = sp.random(n, n, density=0.01, random_state=1)
 P = P + P.T
 out = {}
 for precision in ("float64", "float32"):
-    f = K.pair_fields(K.TSNE, Y, 2, K.csr_parts(P / P.sum()), parallel=True, precision=precision)
+    f = K.pair_fields(W.TSNE, Y, 2, K.csr_parts(P / P.sum()), parallel=True, precision=precision)
     assert f.precision == precision
     out.update({f"{k}_{precision}": getattr(f, k) for k in ("mass", "att_cost", "att", "rep")})
 np.savez(sys.argv[1], **out)
@@ -222,8 +225,8 @@ def test_shift_fallback_when_the_bound_overshoots(P_small):
     """Several time dimensions: the O(n) bound can overshoot by > 700; recomputed exactly."""
     Y = random_embedding(24, 3, 2, seed=12)
     Y[:, 3:] *= 40.0
-    kid, parts = K.SNEST, K.csr_parts(P_small)
-    bound = K.log_weight_bound(kid, Y, 3)
+    kid, parts = W.SNEST, K.csr_parts(P_small)
+    bound = W.log_weight_bound(kid, Y, 3)
     fields = K.pair_fields(kid, Y, 3, parts)
     assert fields.shift < bound - 700  # the fallback ran
     kl, _ = NeighbourKL(P_small, "snest", 3)(Y)
@@ -252,14 +255,14 @@ def test_repulsive_weights(P_small):
     n = 24
     Y = random_embedding(n, 2, 0, seed=14)
     parts = K.csr_parts(P_small)
-    plain = K.pair_fields(K.SNE, Y, 2, parts)
-    ones = K.pair_fields(K.SNE, Y, 2, parts, rep_weights=np.ones((n, n)))
+    plain = K.pair_fields(W.SNE, Y, 2, parts)
+    ones = K.pair_fields(W.SNE, Y, 2, parts, rep_weights=np.ones((n, n)))
     assert ones.mass == pytest.approx(plain.mass, rel=1e-14)
     np.testing.assert_allclose(ones.rep, plain.rep, rtol=1e-13)
     rng = np.random.default_rng(0)
     V = rng.uniform(size=(n, n))
     V = V + V.T
-    weighted = K.pair_fields(K.SNE, Y, 2, parts, rep_weights=V)
+    weighted = K.pair_fields(W.SNE, Y, 2, parts, rep_weights=V)
     a = ((Y[:, None] - Y[None]) ** 2).sum(-1)
     vw = np.where(np.eye(n, dtype=bool), 0.0, V * np.exp(-a))
     assert weighted.shift == 0.0
@@ -271,8 +274,8 @@ def test_repulsive_weights(P_small):
 def test_wrong_shapes_are_rejected(P_small):
     parts = K.csr_parts(P_small)
     with pytest.raises(ValueError, match="23 points"):
-        K.pair_fields(K.TSNE, np.zeros((23, 2)), 2, parts)
+        K.pair_fields(W.TSNE, np.zeros((23, 2)), 2, parts)
     with pytest.raises(ValueError, match="n_space=3"):
-        K.pair_fields(K.TSNE, np.zeros((24, 2)), 3, parts)
+        K.pair_fields(W.TSNE, np.zeros((24, 2)), 3, parts)
     with pytest.raises(ValueError, match="rep_weights"):
-        K.pair_fields(K.SNE, np.zeros((24, 2)), 2, parts, rep_weights=np.ones((3, 3)))
+        K.pair_fields(W.SNE, np.zeros((24, 2)), 2, parts, rep_weights=np.ones((3, 3)))

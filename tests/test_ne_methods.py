@@ -11,15 +11,10 @@ from sklearn.base import clone
 
 from embedlab.datasets.school import build
 from embedlab.evaluate.kl import kl_divergence
-from embedlab.methods.neighbour import (
-    SNE,
-    SNEST,
-    TSNE,
-    InvalidAffinityError,
-    NeighbourKL,
-    paper_protocol,
-    validate_affinities,
-)
+from embedlab.methods.neighbour import SNE, SNEST, TSNE
+from embedlab.methods.neighbour_affinities import InvalidAffinityError, validate_affinities
+from embedlab.methods.neighbour_kl import NeighbourKL
+from embedlab.methods.neighbour_protocol import paper_protocol
 from tests.helpers import random_P
 
 

@@ -7,7 +7,7 @@ import logging
 import numpy as np
 import pytest
 
-from embedlab.methods.neighbour import NeighbourKL
+from embedlab.methods.neighbour_kl import NeighbourKL
 from embedlab.optimize import DivergenceError, GradientDescent, minimize
 from tests.helpers import random_P
 

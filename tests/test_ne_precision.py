@@ -10,7 +10,8 @@ import pytest
 from embedlab.datasets.school import build
 from embedlab.experiments.snest.cells import make_estimator
 from embedlab.kernels import neighbour as K
-from embedlab.methods.neighbour import REFINE_WINDOW, NeighbourKL
+from embedlab.kernels import output_kernels as W
+from embedlab.methods.neighbour_kl import REFINE_WINDOW, NeighbourKL
 from tests.helpers import random_embedding, random_P
 
 N = K.BLOCK + 44  # more than one column block
@@ -30,7 +31,7 @@ def test_float32_fields_agree_with_float64(kernel, n_space, n_time, scale, weigh
     if weighted:
         V = np.random.default_rng(1).uniform(size=(N, N))
         V = V + V.T
-    kid = K.KERNEL_IDS[kernel]
+    kid = W.KERNEL_IDS[kernel]
     f64, f32 = (
         K.pair_fields(kid, Y, n_space, parts, V, parallel=False, precision=p)
         for p in ("float64", "float32")
@@ -62,14 +63,14 @@ def test_float32_runs_in_float64_where_its_rounding_would_show():
     P = random_P(N, seed=2, density=0.02)
     parts = K.csr_parts(P)
     far = random_embedding(N, 2, 0, seed=2, scale=1e4)
-    f64 = K.pair_fields(K.SNE, far, 2, parts, precision="float64")
-    f32 = K.pair_fields(K.SNE, far, 2, parts, precision="float32")
+    f64 = K.pair_fields(W.SNE, far, 2, parts, precision="float64")
+    f32 = K.pair_fields(W.SNE, far, 2, parts, precision="float32")
     assert f32.precision == "float64" and f32.shift < -1.0  # the exact shift, in float64
     assert f32.mass == f64.mass and f32.shift == f64.shift
     np.testing.assert_array_equal(f32.rep, f64.rep)
-    assert K.pair_fields(K.TSNE, far / 100, 2, parts, precision="float32").precision == "float32"
+    assert K.pair_fields(W.TSNE, far / 100, 2, parts, precision="float32").precision == "float32"
     with pytest.raises(ValueError, match="precision"):
-        K.pair_fields(K.TSNE, far, 2, parts, precision="float16")
+        K.pair_fields(W.TSNE, far, 2, parts, precision="float16")
 
 
 def test_float32_objective_goes_over_to_float64_once_the_kl_stalls():

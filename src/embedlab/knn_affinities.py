@@ -10,7 +10,7 @@ t-SNE's input P at n = 70,000 (openTSNE's and UMAP's recipe) without an n x n ar
 3. p_j|i over those k neighbours only, beta_i calibrated per row to the target perplexity
    (:func:`embedlab.perplexity.knn_conditional_affinities`: one bisection per row, numba);
 4. P = (P_cond + P_cond^T) / (2 n), a scipy CSR matrix summing to 1: the ``P`` that
-   :class:`embedlab.methods.neighbour.NeighbourKL` and the estimators take.
+   :class:`embedlab.methods.neighbour_kl.NeighbourKL` and the estimators take.
 
 With k = n - 1 and exact neighbours it is the dense perplexity P of
 :func:`embedlab.perplexity.symmetric_affinities` (``min_affinity=0``), up to rounding.

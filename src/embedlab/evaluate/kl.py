@@ -2,7 +2,7 @@
 
 KL = sum_{i != j} p_ij log(p_ij / q_ij) over ordered pairs, with P summing to 1 and
 q_ij = w_ij / sum_{k != l} w_kl for the output kernel w (``sne``, ``tsne``, ``snest``; see
-:mod:`embedlab.methods.neighbour`). This equals the paper's eq. (8), whose sum over i < j uses
+:mod:`embedlab.methods.neighbour_kl`). This equals the paper's eq. (8), whose sum over i < j uses
 P and Q normalised over unordered pairs. Computed by the exact kernel (O(n^2)).
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from embedlab.methods.neighbour import NeighbourKL, validate_affinities
+from embedlab.methods.neighbour_affinities import validate_affinities
+from embedlab.methods.neighbour_kl import NeighbourKL
 
 
 def kl_divergence(P, Y: np.ndarray, kernel: str, n_time: int = 0) -> float:

@@ -41,7 +41,7 @@ data", Nature Methods 16, 243-245 (2019) (FIt-SNE):
   at a time so that each 1-D transform skips the rows known to be zero (forward) or not
   wanted (inverse): ~25 % less work in 2-D than the full rfftn / irfftn. rfftn(K~) depends
   only on the node steps and counts: :func:`kernel_spectrum` computes it for a caller to keep
-  (:mod:`embedlab.kernels.neighbour_fft` keeps the last one).
+  (:mod:`embedlab.kernels.fft_repulsion` keeps the last one).
 
 Spreading is parallel over strips of nodes along the first dimension (a thread owns a strip's
 nodes and adds every point whose stencil reaches them, so no two threads add to the same node)
@@ -55,12 +55,12 @@ twice as fast. Their rounding, ~1e-7 of the largest potential, then enters the g
 through the interpolant's slopes, ~p / Delta: harmless on a grid of a fixed node step of the
 kernel's scale, where it stays orders of magnitude below the interpolation error, ruinous on
 a tiny map (an optimiser's first epochs), whose node step is tiny and whose field is tiny
-against its potential (:mod:`embedlab.kernels.neighbour_fft` decides). The spread sums and the
+against its potential (:mod:`embedlab.kernels.fft_repulsion` decides). The spread sums and the
 gather are float64 always.
 
 The kernels are given as a function of the offsets (one 1-D array per dimension, in
 coordinate units), so the caller decides what is sampled (the neighbour
-kernels: :mod:`embedlab.kernels.neighbour_fft`).
+kernels: :mod:`embedlab.kernels.fft_repulsion`).
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""The exact O(n^2) neighbour-embedding kernel: one pair loop, output kernels as functions.
+"""The exact O(n^2) neighbour-embedding kernel: one pair loop over every output kernel.
 
-An embedding Y (n x d) has ``n_space`` space columns s and ``d - n_space`` time columns t.
-For a pair (i, j), a = ||s_i - s_j||^2 and b = ||t_i - t_j||^2. An *output kernel* is an
-unnormalised similarity w(a, b) > 0, given by ``log w`` and its negative partial derivatives
-alpha = -d log w / da and beta = -d log w / db:
-
-    kernel   w(a, b)            log w             alpha        beta
-    SNE      exp(-a)            -a                1            0
-    t-SNE    1 / (1 + a)        -log(1 + a)       1 / (1 + a)  0
-    SNEST    exp(b) / (1 + a)   b - log(1 + a)    1 / (1 + a)  -1
-
-(SNEST lives in the pseudo-Euclidean space R^{ds,dt}; with no time column it is t-SNE.)
+An embedding Y (n x d) has ``n_space`` space columns s and ``d - n_space`` time columns t;
+for a pair (i, j), a = ||s_i - s_j||^2 and b = ||t_i - t_j||^2, and the output kernel w(a, b)
+(SNE, t-SNE, SNEST) with alpha = -d log w / da and beta = -d log w / db is one of
+:mod:`embedlab.kernels.output_kernels`.
 
 For a sparse non-negative P (CSR) and optional dense symmetric repulsive weights V (default:
 all ones), one call of :func:`pair_fields` computes, in one parallel pass over the pairs:
@@ -28,31 +21,28 @@ collecting its forces on other rows in its own slab; the slabs are summed in a f
 so the result is bitwise the same whatever the number of threads or their schedule, and no
 two threads write the same memory. Within a row, columns j go in blocks of ``BLOCK`` through
 three simple loops (squared distances, weights, forces) that LLVM vectorises (AVX2).
-``c`` (``shift``) is a log-sum-exp shift: an upper bound of log w over all pairs, computed in
-O(n d) by :func:`log_weight_bound` (0 for SNE and t-SNE, whose log w <= 0; for SNEST the
-squared time extent b_max = sum_k (max_i t_ik - min_i t_ik)^2). Every shifted weight is then
-<= 1, so exp(b) cannot overflow however far apart the time coordinates are, and for one time
-dimension the pair realising b_max keeps the largest term >= 1 / (1 + a) (no underflow).
+``c`` (``shift``) is the log-sum-exp shift of
+:func:`~embedlab.kernels.output_kernels.log_weight_bound`: every shifted weight is <= 1.
 
 Costs are built from these four quantities without touching the loop (all sums are over
 ordered pairs; P is symmetric, so each unordered pair appears twice):
 
 * KL(P || Q), q_ij = w_ij / Z, Z = sum_{i != j} w_ij = M e^c (``NeighbourKL`` in
-  :mod:`embedlab.methods.neighbour`):
+  :mod:`embedlab.methods.neighbour_kl`):
       KL = sum p log p + C_att + log M + c,     dKL/dy_i = 4 (A_i - R_i / M).
   The factor 4 = 2 (pair counted as (i, j) and (j, i)) x 2 (da/ds_i = 2 (s_i - s_j)).
   The SNEST paper (eq. 8-10) sums over i < j with p normalised over unordered pairs, i.e.
   p_paper = 2 p_ours: the KL value is the same and its gradient factor 2 is our 4.
   Early exaggeration scales the attraction: grad = 4 (e A_i - R_i / M).
-* Elastic Embedding (future), E = sum v+_ij d_ij^2 + lambda sum v-_ij exp(-d_ij^2): call
-  :func:`pair_fields` with the SNE kernel, P = V+ (sparse) and ``rep_weights`` = V- (dense, or
-  empty for uniform weights), shift 0; then E = C_att + lambda M and dE/dy_i = 4 (A_i - lambda
-  R_i). Adding EE is adding that cost function (a few lines of numpy), not another loop.
+* Elastic Embedding (:mod:`embedlab.methods.elastic`), E = sum v+_ij d_ij^2 + lambda sum
+  v-_ij exp(-d_ij^2): :func:`pair_fields` with the SNE kernel, P = V+ (sparse) and
+  ``rep_weights`` = V- (dense, or empty for uniform weights), shift 0; then E = C_att +
+  lambda M and dE/dy_i = 4 (A_i - lambda R_i): a cost function of a few lines of numpy, not
+  another loop.
 
-A new output kernel is a new branch in :func:`log_weight`, :func:`neg_dlog_weight_da`,
-:func:`neg_dlog_weight_db`, :func:`shifted_weight` and :func:`log_weight_bound`, plus a
-one-line compiled entry point (numba specialises the one loop per kernel id, so the id is a
-compile-time constant and the branches cost nothing; closures from a factory would not be
+A new output kernel is its branches in :mod:`embedlab.kernels.output_kernels`, plus a
+one-line compiled entry point here (numba specialises the one loop per kernel id, so the id
+is a compile-time constant and the branches cost nothing; closures from a factory would not be
 cached on disk, hence the explicit entry points).
 
 Numerics: ``fastmath`` is restricted to contraction (FMA), reciprocals and
@@ -92,81 +82,29 @@ repulsion's pair arithmetic, float64 (the default and the reference) or float32.
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from embedlab.kernels.fastmath import FASTMATH, as_float_of, fast_exp, fast_reciprocal
-
-SNE, TSNE, SNEST = 0, 1, 2
-KERNEL_IDS = {"sne": SNE, "tsne": TSNE, "snest": SNEST}
+from embedlab.kernels.fastmath import FASTMATH, as_float_of
+from embedlab.kernels.output_kernels import (
+    SNE,
+    SNEST,
+    TSNE,
+    kernel_has_time,
+    log_weight,
+    log_weight_bound,
+    max_log_weight,
+    neg_dlog_weight_da,
+    neg_dlog_weight_db,
+    shifted_weight,
+)
 
 BLOCK = 256  # columns j handled per inner block (fits L1 with its two buffers)
 GROUPS = 16  # row groups, each with its own scatter slab (d x n): the unit of parallel work
 SERIAL_BELOW = 256  # rows: below this, a serial entry point beats the thread start-up cost
-
-# --------------------------------------------------------------------------------------
-# output kernels: log w(a, b) and its derivatives
-
-
-@njit(inline="always", fastmath=FASTMATH)
-def log_weight(kernel, a, b):
-    """log w(a, b) of the output kernel (a, b: squared space and time distances)."""
-    if kernel == SNE:
-        return -a
-    if kernel == TSNE:
-        return -math.log1p(a)
-    return b - math.log1p(a)
-
-
-@njit(inline="always", fastmath=FASTMATH)
-def neg_dlog_weight_da(kernel, a, b):
-    """alpha = -d log w / da."""
-    one = as_float_of(a, 1.0)
-    if kernel == SNE:
-        return one
-    return fast_reciprocal(one + a)
-
-
-@njit(inline="always", fastmath=FASTMATH)
-def neg_dlog_weight_db(kernel, a, b):
-    """beta = -d log w / db (0 for kernels without time)."""
-    if kernel == SNEST:
-        return as_float_of(a, -1.0)
-    return as_float_of(a, 0.0)
-
-
-@njit(inline="always")
-def kernel_has_time(kernel):
-    """Whether log w depends on b (a constant per compiled kernel: unused loops vanish)."""
-    return kernel == SNEST
-
-
-@njit(inline="always", fastmath=FASTMATH)
-def shifted_weight(kernel, a, b, shift):
-    """w(a, b) exp(-shift), computed without forming w (which may overflow)."""
-    one = as_float_of(a, 1.0)
-    if kernel == SNE:
-        return fast_exp(-a - shift)
-    if kernel == TSNE:
-        return fast_exp(-shift) * fast_reciprocal(one + a)
-    return fast_exp(b - shift) * fast_reciprocal(one + a)
-
-
-def log_weight_bound(kernel: int, Y: np.ndarray, n_space: int) -> float:
-    """An upper bound of log w over all pairs of ``Y`` (the log-sum-exp shift), O(n d)."""
-    if kernel in (SNE, TSNE):
-        return 0.0  # log w <= log w(0, 0) = 0
-    T = Y[:, n_space:]
-    if T.shape[1] == 0:
-        return 0.0
-    extent = T.max(axis=0) - T.min(axis=0)
-    with np.errstate(over="ignore", invalid="ignore"):  # inf/NaN: the caller reports it
-        return float(extent @ extent)  # b <= b_max and log w <= b - log(1 + 0)
-
 
 # --------------------------------------------------------------------------------------
 # the one pair loop
@@ -397,26 +335,6 @@ def float32_log_weight_error(kernel: int, radius: float, radius_time: float, shi
     return error
 
 
-@njit(parallel=True, cache=True)
-def _max_log_weight(kernel, Y, n_space):
-    """max_{i != j} log w_ij, exactly (O(n^2) with a log per pair: the rare fallback)."""
-    n, d = Y.shape
-    row_max = np.full(n, -np.inf)
-    for i in prange(n):
-        best = -np.inf
-        for j in range(n):
-            if j != i:
-                a = 0.0
-                b = 0.0
-                for k in range(n_space):
-                    a += (Y[i, k] - Y[j, k]) ** 2
-                for k in range(n_space, d):
-                    b += (Y[i, k] - Y[j, k]) ** 2
-                best = max(best, log_weight(kernel, a, b))
-        row_max[i] = best
-    return row_max.max()
-
-
 def csr_parts(P) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(indptr, indices, data) of ``P`` as CSR with int64 indices and float64 values."""
     P = sp.csr_matrix(P, dtype=np.float64)
@@ -497,5 +415,5 @@ def pair_fields(
 
     fields, mass_underflow = run(log_weight_bound(kernel, Y, n_space))
     if 0.0 <= fields.mass < mass_underflow and np.isfinite(fields.shift):
-        fields, _ = run(float(_max_log_weight(kernel, Y, n_space)))
+        fields, _ = run(float(max_log_weight(kernel, Y, n_space)))
     return fields

@@ -39,8 +39,10 @@ from sklearn.base import BaseEstimator
 
 from embedlab.kernels import neighbour as kernel_mod
 from embedlab.kernels import neighbour_fft
+from embedlab.kernels.fft_repulsion import FFTSettings
+from embedlab.kernels.output_kernels import SNE
 from embedlab.methods.conventions import keep_arguments, points_of
-from embedlab.methods.neighbour import (
+from embedlab.methods.neighbour_affinities import (
     InvalidAffinityError,
     usable_perplexity,
     validate_affinities,
@@ -76,7 +78,7 @@ class ElasticCost:
         lam: float,
         n_space: int = 2,
         repulsion: str = "exact",
-        fft: neighbour_fft.FFTSettings | None = None,
+        fft: FFTSettings | None = None,
     ):
         V = sp.csr_matrix(V_plus, dtype=np.float64)
         total = float(V.sum()) if V.nnz else 0.0
@@ -106,9 +108,9 @@ class ElasticCost:
         if Y.shape[0] != self.n:
             raise ValueError(f"embedding has {Y.shape[0]} points, V+ has {self.n}")
         if self.repulsion == "fft":
-            f = self._renumbered.fields(kernel_mod.SNE, Y, self.n_space, self.fft, with_cost)
+            f = self._renumbered.fields(SNE, Y, self.n_space, self.fft, with_cost)
         else:
-            f = kernel_mod.pair_fields(kernel_mod.SNE, Y, self.n_space, self.parts, self.V_minus)
+            f = kernel_mod.pair_fields(SNE, Y, self.n_space, self.parts, self.V_minus)
         scale = self.lam * np.exp(f.shift)
         with np.errstate(invalid="ignore", over="ignore"):  # reported just below
             cost = (f.att_cost if with_cost else 0.0) + scale * f.mass
@@ -131,17 +133,17 @@ class ElasticCost:
         return other
 
     def with_repulsion(
-        self, repulsion: str, fft: neighbour_fft.FFTSettings | None = None
+        self, repulsion: str, fft: FFTSettings | None = None
     ) -> ElasticCost:
         """The same v+ and v- with the repulsion computed as ``repulsion`` ("exact" or "fft")."""
         other = copy.copy(self)
         other._set_repulsion(repulsion, fft)
         return other
 
-    def _set_repulsion(self, repulsion: str, fft: neighbour_fft.FFTSettings | None) -> None:
+    def _set_repulsion(self, repulsion: str, fft: FFTSettings | None) -> None:
         neighbour_fft.check_repulsion(repulsion)
         if repulsion == "fft":
-            neighbour_fft.check_supported(kernel_mod.SNE, self.n_space, 0, self.V_minus)
+            neighbour_fft.check_supported(SNE, self.n_space, 0, self.V_minus)
         self.repulsion, self.fft = repulsion, fft
         # the FFT path's V+, renumbered here once: with_lam's copies (one per homotopy stage)
         # share it

@@ -1,4 +1,4 @@
-"""Neighbour embeddings SNE, t-SNE and SNEST: one objective, three output kernels.
+"""The neighbour-embedding estimators SNE, t-SNE and SNEST (scikit-learn's interface).
 
 All three minimise KL(P || Q) with q_ij = w_ij / sum_{k != l} w_kl over ordered pairs and
 differ only in the output kernel w (SNEST paper, eq. 7-10):
@@ -7,370 +7,69 @@ differ only in the output kernel w (SNEST paper, eq. 7-10):
     t-SNE                   R^d          w = 1 / (1 + ||y_i - y_j||^2)
     SNEST                   R^{ds,dt}    w = exp(||t_i - t_j||^2) / (1 + ||s_i - s_j||^2)
 
-The kernel, its gradient and their conventions (the factor 4, the log-sum-exp shift) are in
-:mod:`embedlab.kernels.neighbour` (``precision="float32"``: its float32 pair arithmetic, see
-:class:`NeighbourKL`); the optimiser is :mod:`embedlab.optimize`.
+The objective is :class:`~embedlab.methods.neighbour_kl.NeighbourKL` (the kernels, their
+gradient and conventions in :mod:`embedlab.kernels.neighbour`; ``precision="float32"``: its
+float32 pair arithmetic); the optimiser is :mod:`embedlab.optimize`.
 
 The estimators follow scikit-learn's and openTSNE's conventions: ``fit(X)`` takes points
-(n x D) and builds the perplexity P inside (:func:`perplexity_affinities`), or, with
-``affinity="precomputed"``, P itself (sparse or dense). Their defaults are the library's
-(openTSNE's schedule, :data:`embedlab.optimize.LIBRARY`; SNEST keeps its paper's smaller
-exaggeration, see :class:`SNEST`); the papers' protocol is :func:`paper_protocol`, which the
-workflow passes explicitly. Restarts and learning-rate grids belong to the workflow.
+(n x D) and builds the perplexity P inside, or, with ``affinity="precomputed"``, P itself
+(sparse or dense; what a valid P is, and how the perplexity P is built:
+:mod:`embedlab.methods.neighbour_affinities`). Their defaults are the library's (openTSNE's
+schedule, :data:`embedlab.optimize.LIBRARY`; SNEST keeps its paper's smaller exaggeration,
+see :class:`SNEST`; :mod:`embedlab.methods.neighbour_protocol`); the papers' protocol is
+:func:`~embedlab.methods.neighbour_protocol.paper_protocol`, which the workflow passes
+explicitly. Restarts and learning-rate grids belong to the workflow.
 
-Input P: square, finite, non-negative, symmetric (|P - P^T| <= 1e-9 max P), zero diagonal,
-no empty row, summing to 1 within 1e-6 (then rescaled to sum exactly 1). P is NOT normalised
-silently beyond that tolerance: a P that sums to 2 (e.g. counted twice) is a bug upstream, so
-it raises :class:`InvalidAffinityError` naming the field and value.
+The objective's and the input's names (:class:`NeighbourKL`, :func:`validate_affinities`,
+:func:`perplexity_affinities`, ...) are importable from here too, as the library's users
+import them; the package's own modules import them from their homes.
 """
 
 from __future__ import annotations
-
-import math
-import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from embedlab.kernels import neighbour as kernel_mod
 from embedlab.kernels import neighbour_fft
+from embedlab.kernels.fft_repulsion import FFTSettings
 from embedlab.methods.conventions import keep_arguments, pairwise_of, points_of
+from embedlab.methods.neighbour_affinities import (
+    InvalidAffinityError,
+    looks_like_affinities,
+    perplexity_affinities,
+    refuse_sparse_points,
+    usable_perplexity,
+    validate_affinities,
+)
+from embedlab.methods.neighbour_kl import OUTPUT_KERNELS, REFINE_WINDOW, NeighbourKL, OutputKernel
+from embedlab.methods.neighbour_protocol import (
+    FFT,
+    INIT_SCALE,
+    INIT_SCALE_TIME,
+    PAPER,
+    PERPLEXITY,
+    SNEST_EXAGGERATION,
+    SNEST_EXAGGERATION_EPOCHS,
+    TIME_RATIO,
+    initial_embedding,
+    paper_protocol,
+)
 from embedlab.optimize import (
     BACKOFF,
     LIBRARY,
-    DivergenceError,
     GradientDescent,
     OptimizeResult,
     auto_learning_rate,
     minimize,
 )
 
-#: the SNEST paper's optimiser settings (:func:`paper_protocol`); the estimators' defaults are
-#: the library's, :data:`embedlab.optimize.LIBRARY`
-PAPER = GradientDescent()
-#: sd of the initial space and time coordinates (the paper's driver; both protocols)
-INIT_SCALE = 1e-4
-INIT_SCALE_TIME = 1e-5
-#: the library's perplexity (openTSNE's and scikit-learn's)
-PERPLEXITY = 30.0
-#: SNEST's library time rate: gamma_t = TIME_RATIO gamma_s (the paper asks <= 1/100; with the
-#: exaggeration below, 1e-2 blew the time coordinates up on digits, 3e-3 and 1e-3 converged on
-#: digits and iris, 1e-3 also on 5,000 MNIST digits)
-TIME_RATIO = 1e-3
-#: SNEST's library exaggeration: its paper's, 4 for the first 100 epochs (see :class:`SNEST`)
-SNEST_EXAGGERATION = 4.0
-SNEST_EXAGGERATION_EPOCHS = 100
-#: the approximate repulsion's grid defaults (used only with ``repulsion="fft"``)
-FFT = neighbour_fft.FFTSettings()
-
-
-class InvalidAffinityError(ValueError):
-    """The affinity matrix P is not a valid joint distribution over pairs."""
-
-
-@dataclass(frozen=True)
-class OutputKernel:
-    """An output similarity w(a, b) of squared space / time distances a, b."""
-
-    name: str
-    kernel_id: int
-    formula: str
-    has_time: bool
-
-
-OUTPUT_KERNELS = {
-    "sne": OutputKernel("sne", kernel_mod.SNE, "exp(-||y_i - y_j||^2)", False),
-    "tsne": OutputKernel("tsne", kernel_mod.TSNE, "1 / (1 + ||y_i - y_j||^2)", False),
-    "snest": OutputKernel(
-        "snest", kernel_mod.SNEST, "exp(||t_i - t_j||^2) / (1 + ||s_i - s_j||^2)", True
-    ),
-}
-
-SUM_TOLERANCE = 1e-6
-SYMMETRY_TOLERANCE = 1e-9
-
-
-def validate_affinities(P, name: str = "P") -> sp.csr_matrix:
-    """Return ``P`` as a new float64 CSR matrix summing to 1 (divided by its sum), or raise
-    :class:`InvalidAffinityError` saying what is wrong (see the module docstring). ``P``
-    itself is never modified: normalising a caller's P in place would divide it again at the
-    next fit on the same P (a sum of 1 - 1.1e-16 moves some entries by an ulp), so a run's
-    result would depend on the runs fitted before it."""
-    if sp.issparse(P):
-        M = sp.csr_matrix(P, dtype=np.float64, copy=True)
-    else:
-        dense = np.asarray(P, dtype=np.float64)
-        if dense.ndim != 2:
-            raise InvalidAffinityError(f"{name}: must be a 2-D matrix, got shape {dense.shape}")
-        M = sp.csr_matrix(dense)
-    n = M.shape[0]
-    if M.shape[0] != M.shape[1] or n < 2:
-        raise InvalidAffinityError(f"{name}: must be square with n >= 2, got shape {M.shape}")
-    M.sum_duplicates()
-    M.eliminate_zeros()
-    bad = ~np.isfinite(M.data)
-    if bad.any():
-        row = int(np.searchsorted(M.indptr, np.flatnonzero(bad)[0], side="right") - 1)
-        raise InvalidAffinityError(
-            f"{name}: {int(bad.sum())} NaN/inf values (first in row {row})"
-        )
-    if (M.data < 0).any():
-        raise InvalidAffinityError(f"{name}: negative entries (min {M.data.min():.3g})")
-    diagonal = M.diagonal()
-    if np.any(diagonal != 0):
-        i = int(np.flatnonzero(diagonal)[0])
-        raise InvalidAffinityError(f"{name}: non-zero diagonal (P[{i},{i}] = {diagonal[i]:.3g})")
-    empty = np.flatnonzero(np.diff(M.indptr) == 0)
-    if empty.size:
-        raise InvalidAffinityError(
-            f"{name}: {empty.size} empty rows (first: row {int(empty[0])}); "
-            "an item without neighbours cannot be embedded"
-        )
-    asym = abs(M - M.T)
-    if asym.nnz and asym.max() > SYMMETRY_TOLERANCE * M.data.max():
-        raise InvalidAffinityError(f"{name}: not symmetric (max |P - P^T| = {asym.max():.3g})")
-    total = float(M.data.sum())
-    if abs(total - 1.0) > SUM_TOLERANCE:
-        raise InvalidAffinityError(
-            f"{name}: sums to {total!r}, expected 1 (over ordered pairs i != j, within "
-            f"{SUM_TOLERANCE}); normalise it upstream"
-        )
-    M.data /= total
-    M.sort_indices()
-    return M
-
-
-#: float32 evaluation gives way to float64 (for good) once the last REFINE_WINDOW costs, at
-#: no exaggeration, spread by at most REFINE_BELOW |KL|: the decrease is then near float32's
-#: resolution of the KL (~1e-8 relative on SCHOOL), and the float32 gradient's rounding
-#: (~1e-7 relative, not 0 at the minimum) would keep the optimiser from converging
-REFINE_WINDOW = 5
-REFINE_BELOW = 1e-6
-
-
-class NeighbourKL:
-    """KL(P || Q) for one output kernel, as the optimiser's objective.
-
-    ``objective(Y, exaggeration=1.0) -> (KL(P || Q(Y)), gradient)``, where the gradient is
-    that of the exaggerated objective -x sum p log w + log Z (attraction scaled by x); with
-    x = 1 it is dKL/dY. ``P`` must already be valid (:func:`validate_affinities`).
-
-    ``precision``: working precision of the kernel's dense pair arithmetic,
-    "float64" (the reference) or "float32" (sums in float64;
-    :func:`embedlab.kernels.neighbour.pair_fields`); Y, the KL and the gradient are float64
-    either way. A float32 objective switches itself to float64 for good once the KL stalls
-    within float32's reach (``REFINE_BELOW``): the end of a converging optimisation, its
-    convergence test and its final KL are then float64's (without the switch, SNE on SCHOOL
-    at rate 10 never met the tolerance and, 3000 epochs after its minimum, drifted away from
-    it on float32's rounding). ``float64_from``: the calls made before the switch (None while
-    in float32, e.g. for a whole fit that never stalls; 0 for a float64 objective).
-    ``repulsion``: "exact" (the O(n^2) pair loop, the default) or "fft" (the repulsion by grid
-    interpolation + FFT on the grid ``fft``, the attraction still exact:
-    :mod:`embedlab.kernels.neighbour_fft`; the same KL formula, with the approximate Z;
-    float64 only).
-    """
-
-    def __init__(
-        self,
-        P: sp.csr_matrix,
-        kernel: str,
-        n_space: int,
-        *,
-        precision: str = "float64",
-        repulsion: str = "exact",
-        fft: neighbour_fft.FFTSettings | None = None,
-    ):
-        if kernel not in OUTPUT_KERNELS:
-            raise ValueError(
-                f"unknown output kernel {kernel!r}; expected one of {list(OUTPUT_KERNELS)}"
-            )
-        if precision not in kernel_mod.PRECISIONS:
-            raise ValueError(
-                f"precision must be one of {list(kernel_mod.PRECISIONS)}, got {precision!r}"
-            )
-        neighbour_fft.check_repulsion(repulsion)
-        self.repulsion = repulsion
-        self.fft = FFT if fft is None else fft
-        if repulsion == "fft" and precision != "float64":
-            raise ValueError("repulsion='fft' computes in float64; precision must be float64")
-        self.kernel = OUTPUT_KERNELS[kernel]
-        self.n_space = n_space
-        self.precision = precision
-        self.float64_from = 0 if precision == "float64" else None
-        self.calls = 0
-        self._recent: list[float] = []  # the last unexaggerated float32 costs
-        self.n = P.shape[0]
-        self.parts = kernel_mod.csr_parts(P)
-        # the FFT path's P (its points renumbered once)
-        self._renumbered = neighbour_fft.RenumberedP.of(self.parts) if repulsion == "fft" else None
-        data = self.parts[2]
-        self.entropy_term = float(np.sum(data * np.log(data)))  # sum p log p
-
-    def fields(self, Y: np.ndarray, with_cost: bool = True) -> kernel_mod.PairFields:
-        """The kernel's sums at Y; ``with_cost=False`` lets the FFT path skip C_att (NaN)."""
-        if Y.shape[0] != self.n:
-            raise ValueError(f"embedding has {Y.shape[0]} points, P has {self.n}")
-        if self.repulsion == "fft":
-            return self._renumbered.fields(
-                self.kernel.kernel_id, Y, self.n_space, self.fft, with_cost
-            )
-        precision = self.precision if self.float64_from is None else "float64"
-        return kernel_mod.pair_fields(
-            self.kernel.kernel_id, Y, self.n_space, self.parts, precision=precision
-        )
-
-    def cost(self, Y: np.ndarray) -> float:
-        """KL(P || Q(Y))."""
-        return self(Y)[0]
-
-    def __call__(
-        self, Y: np.ndarray, exaggeration: float = 1.0, with_cost: bool = True
-    ) -> tuple[float, np.ndarray]:
-        """(KL at Y, gradient with the attraction exaggerated); without ``with_cost`` the KL
-        is NaN and, with repulsion="fft", not computed (the gradient is the same)."""
-        f = self.fields(Y, with_cost)
-        if not (np.isfinite(f.mass) and f.mass > 0 and np.isfinite(f.shift)):
-            extent = np.array2string(np.ptp(Y, axis=0), precision=3)
-            raise DivergenceError(
-                f"{self.kernel.name}: the normaliser Z = {f.mass!r} * exp({f.shift!r}) is not "
-                f"finite and positive: the coordinates have blown up (extent per column "
-                f"{extent}; {self.n_space} space columns, then time)"
-            )
-        grad = 4.0 * (exaggeration * f.att - f.rep / f.mass)
-        self.calls += 1
-        if not with_cost:
-            return math.nan, grad
-        kl = float(self.entropy_term + f.att_cost + np.log(f.mass) + f.shift)
-        if self.float64_from is None:
-            recent = self._recent[1 - REFINE_WINDOW :] + [kl] if exaggeration == 1.0 else []
-            if len(recent) == REFINE_WINDOW and max(recent) - min(recent) <= REFINE_BELOW * abs(kl):
-                self.float64_from = self.calls
-            self._recent = recent
-        return kl, grad
-
-
-def initial_embedding(
-    n: int, n_space: int, n_time: int, scale: float, scale_time: float, random_state
-) -> np.ndarray:
-    """The estimators' start: normal space columns (sd ``scale``), then normal time columns
-    (sd ``scale_time``), drawn in that order from ``np.random.default_rng(random_state)``
-    (another optimiser given this array starts where ours does)."""
-    rng = np.random.default_rng(random_state)
-    space = rng.normal(0.0, scale, size=(n, n_space))
-    time = rng.normal(0.0, scale_time, size=(n, n_time))
-    return np.hstack([space, time])
-
-
-def paper_protocol(time: bool = False) -> dict:
-    """The SNEST paper's optimiser settings as estimator keywords (from
-    :class:`embedlab.optimize.GradientDescent`, the home of the paper's protocol).
-
-    The workflow passes these explicitly (with its schema's learning rates, ``max_iter``,
-    precision and stopping tests on top); the estimators' own defaults are the library's
-    (:data:`embedlab.optimize.LIBRARY`). ``time``: include SNEST's time learning rate and the
-    sd of its initial time coordinates."""
-    kw = {
-        "learning_rate": PAPER.learning_rate,
-        "momentum": tuple(PAPER.momentum),
-        "momentum_epochs": tuple(PAPER.momentum_epochs),
-        "exaggeration": PAPER.exaggeration,
-        "exaggeration_epochs": PAPER.exaggeration_epochs,
-        "min_gain": PAPER.min_gain,
-        "max_iter": PAPER.max_iter,
-        "min_iter": PAPER.min_iter,
-        "tol": PAPER.tol,
-        "init_scale": INIT_SCALE,
-        "precision": "float64",
-        "backoff": 0,  # the protocol searches a grid of rates: a divergence is a failed run
-    }
-    if time:
-        kw["learning_rate_time"] = PAPER.learning_rate_time
-        kw["init_scale_time"] = INIT_SCALE_TIME
-    return kw
-
-
-def looks_like_affinities(X: np.ndarray) -> bool:
-    """True when the dense array ``X`` is square, non-negative, symmetric, with a zero
-    diagonal and summing to 1 within :data:`SUM_TOLERANCE`: a joint distribution over pairs
-    (what ``affinity="precomputed"`` takes) rather than points x features."""
-    n = X.shape[0]
-    return (
-        n >= 2
-        and X.shape == (n, n)
-        and bool((X >= 0).all())
-        and not X.diagonal().any()
-        and abs(float(X.sum()) - 1.0) <= SUM_TOLERANCE
-        and bool(np.allclose(X, X.T, rtol=0.0, atol=SYMMETRY_TOLERANCE * float(X.max())))
-    )
-
-
-def refuse_sparse_points(X) -> None:
-    """Raise TypeError for a sparse ``X`` where points x features are expected: a sparse
-    matrix given to ``affinity="perplexity"`` is most likely an affinity matrix P."""
-    if sp.issparse(X):
-        raise TypeError(
-            "X is a sparse matrix: with affinity='perplexity' X holds points x features "
-            "(dense); pass affinity='precomputed' if X is an affinity matrix P"
-        )
-
-
-def usable_perplexity(perplexity: float, n: int) -> float:
-    """The perplexity a P over ``n`` points is built at: ``perplexity``, or (n - 1) / 3 with a
-    warning where it asks for more neighbours (3 per unit) than the other n - 1 points, as
-    openTSNE lowers it; an error below 5 points, where not even a perplexity above 1 fits."""
-    from embedlab.knn_affinities import NEIGHBOURS_PER_PERPLEXITY, neighbours_for
-
-    perplexity = float(perplexity)
-    highest = (n - 1) / NEIGHBOURS_PER_PERPLEXITY
-    if not perplexity > 1.0:
-        raise ValueError(f"perplexity must be > 1, got {perplexity!r}")
-    if perplexity > highest:
-        if highest <= 1.0:
-            raise ValueError(f"{n} points are too few for a perplexity P (need n >= 5)")
-        warnings.warn(
-            f"perplexity {perplexity:g} needs {neighbours_for(perplexity)} neighbours of "
-            f"{n - 1}; using perplexity {highest:g}",
-            stacklevel=4,
-        )
-        perplexity = highest
-    return perplexity
-
-
-def perplexity_affinities(
-    X, perplexity: float, neighbors: str = "auto", seed: int = 0
-) -> tuple[sp.csr_matrix, float]:
-    """(P, the perplexity used): the sparse perplexity P of the points ``X`` (n x D) that the
-    estimators build with ``affinity="perplexity"``.
-
-    p_j|i is calibrated to the perplexity over the k = ceil(3 perplexity) nearest neighbours
-    of x_i in the input space (no PCA), P = (P_cond + P_cond^T) / (2 n)
-    (:func:`embedlab.knn_affinities.knn_affinities`). ``neighbors``: "auto" (exact below
-    :data:`embedlab.knn_affinities.EXACT_KNN_BELOW` points, else pynndescent's NN-descent, as
-    openTSNE switches at scale), "exact" or "approx". A perplexity above (n - 1) / 3 (more
-    neighbours than other points) is lowered to (n - 1) / 3 with a warning, as openTSNE does.
-    """
-    from embedlab.checks import check_points
-    from embedlab.knn_affinities import EXACT_KNN_BELOW, knn_affinities, neighbours_for
-
-    refuse_sparse_points(X)
-    X = check_points(X)
-    if looks_like_affinities(X):
-        raise ValueError(
-            "X is square, symmetric, non-negative, with a zero diagonal and sums to 1: an "
-            "affinity matrix, not points x features; pass affinity='precomputed'"
-        )
-    exact_below = {"auto": EXACT_KNN_BELOW, "exact": X.shape[0] + 1, "approx": 0}
-    if neighbors not in exact_below:
-        raise ValueError(f"neighbors={neighbors!r}; expected one of {list(exact_below)}")
-    n = X.shape[0]
-    perplexity = usable_perplexity(perplexity, n)
-    k = min(neighbours_for(perplexity), n - 1)
-    aff = knn_affinities(
-        X, perplexity, pca_dims=None, k=k, exact_below=exact_below[neighbors], seed=seed
-    )
-    return aff.P, perplexity
+__all__ = [  # with the estimators, the names the library's users import from here
+    "METHODS", "SNE", "SNEST", "TSNE", "InvalidAffinityError", "NeighbourKL", "OUTPUT_KERNELS",
+    "OutputKernel", "REFINE_WINDOW", "initial_embedding", "looks_like_affinities",
+    "paper_protocol", "perplexity_affinities", "refuse_sparse_points", "usable_perplexity",
+    "validate_affinities",
+]
 
 
 def _seed(random_state) -> int:
@@ -417,8 +116,8 @@ class _NeighbourEmbedding(BaseEstimator):
             min_iter=self.max_iter if self.min_iter is None else self.min_iter,
         )
 
-    def _fft_settings(self) -> neighbour_fft.FFTSettings:
-        return neighbour_fft.FFTSettings(
+    def _fft_settings(self) -> FFTSettings:
+        return FFTSettings(
             n_interpolation_points=self.n_interpolation_points,
             nodes_per_unit=self.nodes_per_unit,
             min_grid_size=self.min_grid_size,

@@ -107,9 +107,10 @@ def _ee(P, Z, settings: EmbedSettings, threads: int):
 
 
 def opentsne_start(n: int, seed: int) -> np.ndarray:
-    """Our t-SNE's start (:func:`embedlab.methods.neighbour.initial_embedding` with TSNE's
-    own init_scale and ``random_state=seed``), handed to openTSNE."""
-    from embedlab.methods.neighbour import TSNE, initial_embedding
+    """Our t-SNE's start (:func:`embedlab.methods.neighbour_protocol.initial_embedding` with
+    TSNE's own init_scale and ``random_state=seed``), handed to openTSNE."""
+    from embedlab.methods.neighbour import TSNE
+    from embedlab.methods.neighbour_protocol import initial_embedding
 
     return initial_embedding(n, 2, 0, TSNE().init_scale, 0.0, seed)
 

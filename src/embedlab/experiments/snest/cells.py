@@ -38,13 +38,15 @@ def budget(cell: str) -> int:
 
 def make_estimator(cell: str, **params: Any):
     """The estimator of ``cell`` with ``params`` (learning rates, max_iter, random_state ...)
-    over the paper's optimiser settings (:func:`embedlab.methods.neighbour.paper_protocol`),
-    fitted on a precomputed P (``affinity="precomputed"``).
+    over the paper's optimiser settings
+    (:func:`embedlab.methods.neighbour_protocol.paper_protocol`), fitted on a precomputed P
+    (``affinity="precomputed"``).
 
     ``time_ratio`` sets SNEST's time learning rate relative to the space one:
     gamma_t = time_ratio * gamma_s (the paper asks gamma_t / gamma_s <= 1/100).
     """
-    from embedlab.methods.neighbour import METHODS, paper_protocol
+    from embedlab.methods.neighbour import METHODS
+    from embedlab.methods.neighbour_protocol import paper_protocol
 
     method, n_space, n_time = parse_cell(cell)
     ratio = params.pop("time_ratio", None)
