@@ -13,7 +13,7 @@ both maximising sum p). CKL-X's mu is searched as the workflow does (at the larg
 
 Part 2 (``--projection``) times one PSD projection at n = 1000 on one BLAS thread: the
 symmetric eigh (paper-text K forms) against the general eig of the released code
-(:func:`embedlab.methods.triplets.project_psd_released`), which the authors_code K forms pay
+(:func:`embedlab.methods.triplet_solvers.project_psd_released`), which the authors_code K forms pay
 every iteration.
 
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tste_readings.py \\
@@ -72,7 +72,7 @@ def projection_times(n: int = 1000, repeats: int = 3) -> dict:
     """Seconds per projection of a rank-500 PSD matrix plus an antisymmetric perturbation."""
     from threadpoolctl import threadpool_limits
 
-    from embedlab.methods.triplets import project_psd, project_psd_released
+    from embedlab.methods.triplet_solvers import project_psd, project_psd_released
 
     rng = np.random.default_rng(0)
     Y = rng.normal(size=(n, n // 2))

@@ -102,6 +102,36 @@ def test_lean_jobs_import_only_what_they_use(tmp_path):
     assert "dcode_mle" in (tmp_path / "t.csv").read_text()
 
 
+def test_triplet_fit_jobs_import_no_scikit_learn(tmp_path):
+    """The t-STE jobs that fit triplet embeddings and measure triplet errors (a search of one
+    grid value: a K form under the paper's text, an X form under the authors' code) run the
+    methods' plain fits (methods.triplet_fit), not the scikit-learn estimators: no
+    scikit-learn, and none of the scipy.stats that sklearn.base loads."""
+    import numpy as np
+    import pandas as pd
+
+    from embedlab import artifacts
+
+    rng = np.random.default_rng(0)
+    triplets = np.array([rng.choice(12, 3, replace=False) for _ in range(60)])
+    items = pd.DataFrame({"name": [f"i{k}" for k in range(12)]})
+    art = artifacts.Artifact("triplets", {"triplets": triplets, "labels": np.arange(12) % 3},
+                             items, {"n": 12, "name": "tiny"})  # fmt: skip
+    artifacts.save(art, tmp_path / "tiny", "tiny")
+    data = [str(tmp_path / "tiny" / name) for name in ("data.npz", "items.tsv", "meta.json")]
+    job = {"data": data, "dataset": "tiny", "index": "0"}
+    shared = {"dims": [2], "n_folds": 2, "seed": 0, "max_iter": 5, "max_triplets": None}
+    paper_text = {**shared, "grid": {"lam": [0.1]},
+                  "kform_solver": {"solver": "accelerated", "precision": "float32", "tol": 1e-7}}
+    authors = {**shared, "grid": {"mu": [0.05]}, "nn_training": "first", "solver": {}}
+    no_sklearn = ("sklearn", "scipy.stats")
+    assert _step_imports("tste.search", paper_text, {**job, "reading": "tste", "method":
+                         "GNMDS-K", "npz": str(tmp_path / "k.npz")}, no_sklearn) == "[]"
+    assert _step_imports("tste.authors_search", authors, {**job, "reading": "tste_authors",
+                         "method": "CKL-X", "npz": str(tmp_path / "x.npz")}, no_sklearn) == "[]"
+    assert (tmp_path / "k.npz").is_file() and (tmp_path / "x.npz").is_file()
+
+
 def test_the_dcode_table_names_each_variants_fit_as_the_methods_do():
     """rank_table takes each variant's fit from experiments.dcode.fits.FITS (no method import):
     FITS must split the methods' VARIANTS by their static flag."""

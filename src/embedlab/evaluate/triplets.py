@@ -1,6 +1,6 @@
 """Triplet measures: triplet error, k-fold splits over triplets and the held-out split on
 which a parameter is chosen (triplet lists are validated by
-:func:`embedlab.methods.triplets.check_triplets`).
+:func:`embedlab.methods.triplet_solvers.check_triplets`).
 
 A triplet (i, j, l) says "i is more similar to j than to l"; an embedding Y satisfies it
 when d_ij < d_il (ties count as violated).
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from embedlab.kernels.triplets import sq_dists
-from embedlab.methods.triplets import check_triplets
+from embedlab.methods.triplet_solvers import check_triplets
 
 
 def _check_embedding(Y: Any, n: int) -> np.ndarray:

@@ -15,9 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import validate_data
 
 from embedlab.checks import check_points
+
+# scikit-learn is imported by the functions that read input with it: a class that only keeps
+# its arguments (the plain triplet fits, methods.triplet_fit) loads without it
 
 #: the locals of an ``__init__`` that are not its arguments
 _NOT_ARGUMENTS = ("self", "__class__")
@@ -37,6 +39,8 @@ def points_of(estimator, X, *, fitting: bool = True, min_samples: int = 2) -> np
     NaN/inf by :func:`embedlab.checks.check_points`, whose message names the first bad entry;
     ``fitting``: set ``n_features_in_`` (and ``feature_names_in_`` for a DataFrame), else
     check ``X`` against them."""
+    from sklearn.utils.validation import validate_data
+
     X = validate_data(
         estimator,
         X,
@@ -53,6 +57,8 @@ def pairwise_of(estimator, X):
     by ``validate_data`` as :func:`points_of` checks points; sparse input stays sparse.
     Finiteness, squareness and the matrix's own rules are the caller's to check (with
     messages that name the row)."""
+    from sklearn.utils.validation import validate_data
+
     return validate_data(
         estimator,
         X,

@@ -127,7 +127,7 @@ def authors_fit(
     it by its top eigenvectors scaled by sqrt(eigenvalue), uncentred; X forms fit per
     dimension, t-STE with alpha = dims - 1 unless ``settings`` (the reading's solver options,
     :func:`released_options`) set it."""
-    from embedlab.methods.triplets import gram_embedding
+    from embedlab.methods.triplet_solvers import gram_embedding
 
     dims = sorted({int(d) for d in dims})
     params = authors_params(method, values, settings)
@@ -177,7 +177,7 @@ def authors_search_value(
     Returns (violations, the kernel's embedding at the largest dimension for K forms -- the
     1-NN fits reuse it -- else None)."""
     from embedlab.evaluate.triplets import triplet_error
-    from embedlab.methods.triplets import gram_embedding
+    from embedlab.methods.triplet_solvers import gram_embedding
 
     first = search_split(len(triplets), settings.n_folds)
     fit, val = triplets[:first], triplets[first:]

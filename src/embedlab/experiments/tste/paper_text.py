@@ -52,9 +52,9 @@ def fit_embeddings(
     X forms fit once per dimension. K forms optimise the whole n x n kernel, whatever the
     dimension (it only sets the rank of the initial K), so they fit once, initialised at the
     largest dimension, and each dimension's embedding is the classical-MDS truncation of that
-    kernel (:func:`embedlab.methods.triplets.gram_embedding`), as in the paper's K forms.
+    kernel (:func:`embedlab.methods.triplet_solvers.gram_embedding`), as in the paper's K forms.
     """
-    from embedlab.methods.triplets import gram_embedding
+    from embedlab.methods.triplet_solvers import gram_embedding
 
     dims = sorted({int(d) for d in dims})
     if method.endswith("-K"):

@@ -1,5 +1,5 @@
 """What the readings of the Fig. 2 protocol share: their names and file prefixes, the triplets
-of an artifact, the estimators by the paper's names, the k-fold split, one metrics row, the
+of an artifact, the methods by the paper's names, the k-fold split, one metrics row, the
 merge of one (dataset, method)'s parts and the files of one grid's search jobs."""
 
 from __future__ import annotations
@@ -76,12 +76,14 @@ def load_triplets(
 
 
 def make_estimator(method: str, dims: int, **params: Any):
-    """The estimator named ``method`` (a key of METHODS) in ``dims`` dimensions."""
-    from embedlab.methods.triplets import METHODS
+    """The method named ``method`` (a key of FITS) in ``dims`` dimensions: the options and fit
+    of its estimator without scikit-learn (:mod:`embedlab.methods.triplet_fit`), so that a
+    job that fits starts without it."""
+    from embedlab.methods.triplet_fit import FITS
 
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; expected one of {sorted(METHODS)}")
-    return METHODS[method](n_components=int(dims), **params)
+    if method not in FITS:
+        raise ValueError(f"unknown method {method!r}; expected one of {sorted(FITS)}")
+    return FITS[method](n_components=int(dims), **params)
 
 
 def folds_and_grid(
