@@ -178,3 +178,22 @@ def test_stopping_every_run_earlier_replays_its_trace(tmp_path):
     assert five["largest_change"] == pytest.approx(0.101) and five["taken"] == "no"
     assert five["cpu_s_saved"] == pytest.approx(2 * 5 * 0.1)
     assert nine["taken"] == "yes" and nine["largest_change"] == pytest.approx(0.005)
+
+
+def test_a_grid_fit_file_replays_for_a_dataset_without_a_table_row(tmp_path):
+    """A figure's dataset (no 1-NN table row): the grid's fit file gives every point's errors
+    and seconds; the kept point is the selection's, its own flow errors the compared number."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import replay_cuts
+    finally:
+        sys.path.remove(str(BENCH))
+    points = [(0.1, 90, 5.0), (0.2, 80, 7.0), (0.4, 85, 11.0)]
+    table = [{"sigma_rel": s, "lam": 10.0, "errors_flow": e, "errors_phi": e, "seconds": t,
+              "error": ""} for s, e, t in points]  # fmt: skip
+    runs.save_npz(tmp_path / "embeddings" / "diffeomap" / "usps" / "grid.npz", {},
+                  {"meta": {"dataset": "usps", "stage": "grid"}, "runs": table})  # fmt: skip
+    (cut,) = replay_cuts.diffeomap_grid_cuts(tmp_path, None)
+    row = cut.row()
+    assert row["cut"] == "grid usps keep sigma_rel 0.2 lam 10"
+    assert row["cpu_s_saved"] == pytest.approx(16.0) and row["exact"] == "yes"
