@@ -197,3 +197,34 @@ def test_a_grid_fit_file_replays_for_a_dataset_without_a_table_row(tmp_path):
     row = cut.row()
     assert row["cut"] == "grid usps keep sigma_rel 0.2 lam 10"
     assert row["cpu_s_saved"] == pytest.approx(16.0) and row["exact"] == "yes"
+
+
+def test_a_tste_search_keeps_the_values_it_chooses(tmp_path):
+    """The paper text chooses per dimension (lowest validation error, the first of equals):
+    values 0 and 2 of three; the authors' protocol the fewest violations (the first of
+    equals): value 1 of three. The dropped values' jobs are the saving."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import replay_cuts
+    finally:
+        sys.path.remove(str(BENCH))
+    text = tmp_path / "metrics" / "tste" / "music" / "GNMDS-K" / "search"
+    for k, errors in enumerate([[0.2, 0.3], [0.2, 0.4], [0.3, 0.1]]):
+        arrays = {"dims": np.array([2, 4]), "errors": np.array(errors)}
+        info = {"method": "GNMDS-K", "name": "lam", "value": [0.0, 0.1, 1.0][k]}
+        runs.save_npz(text / f"{k}.npz", arrays, info)
+    authors = tmp_path / "metrics" / "tste_authors" / "music" / "CKL-K" / "search"
+    for k, violations in enumerate([50, 40, 40]):
+        runs.save_npz(authors / f"{k}.npz", {},
+                      {"method": "CKL-K", "name": "mu", "value": [0.0, 0.1, 0.2][k],
+                       "violations": violations})  # fmt: skip
+    bench = tmp_path / "benchmarks" / "tste_authors_search" / "tste_authors" / "music" / "CKL-K"
+    bench.mkdir(parents=True)
+    for k in range(3):
+        (bench / f"{k}.tsv").write_text("s\tcpu_time\tmax_rss\n2.0\t1.5\t80\n")
+    found = replay_cuts.tste_search_cuts(tmp_path, tmp_path / "benchmarks")
+    cuts = {c.cut: c.row() for c in found}
+    assert set(cuts) == {"search tste music GNMDS-K keep lam [0.0, 1.0]",
+                         "search tste_authors music CKL-K keep mu [0.1]"}  # fmt: skip
+    assert cuts["search tste_authors music CKL-K keep mu [0.1]"]["cpu_s_saved"] == 3.0
+    assert all(row["exact"] == "yes" and row["taken"] == "yes" for row in cuts.values())
