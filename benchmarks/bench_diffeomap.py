@@ -30,7 +30,8 @@ import numpy as np
 import scipy.linalg
 from timing import best_of
 
-from embedlab.methods.diffeomap import diffeomap_energy, fit_trajectories
+from embedlab.methods.diffeomap_energy import diffeomap_energy
+from embedlab.methods.diffeomap_fit import fit_trajectories
 
 
 def plain_step(Phi, V, basis, sigma, eps):
@@ -186,7 +187,8 @@ def compare_full_set(args) -> None:
     reusing and recomputing differ in any bit."""
     from embedlab.kernels import diffeomap as flow
     from embedlab.kernels.diffeomap import flow_kernel_buffer, full_flow_energy
-    from embedlab.methods.diffeomap import fit_span, span_energy
+    from embedlab.methods.diffeomap_energy import span_energy
+    from embedlab.methods.diffeomap_fit import fit_span
 
     rng = np.random.default_rng(0)
     m, p = args.m, args.p
@@ -275,7 +277,9 @@ def convergence(args) -> None:
     each p in --ps: the smallest p and iteration count beyond which the errors stop changing."""
     from embedlab.evaluate.knn import loo_1nn_errors
     from embedlab.experiments.diffeomap.fits import rms_radius
-    from embedlab.methods.diffeomap import fit_pca_rotation, fit_span, span_energy
+    from embedlab.methods.diffeomap import fit_pca_rotation
+    from embedlab.methods.diffeomap_energy import span_energy
+    from embedlab.methods.diffeomap_fit import fit_span
 
     X, labels = artifact_rows(args)
     Z = fit_pca_rotation(X).apply(X)

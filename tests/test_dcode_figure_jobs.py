@@ -60,7 +60,7 @@ def test_a_computation_edit_reruns_its_job_and_no_drawing_job(tmp_path, path, fu
 
 def test_a_model_edit_reaches_every_figure_fit_and_no_drawing(tmp_path):
     src = copy_src(tmp_path)
-    _edit_function(src / "embedlab" / "methods" / "dcode.py", "entity_blocks")
+    _edit_function(src / "embedlab" / "methods" / "dcode_kalman.py", "entity_blocks")
     changed = changed_steps(SRC, src)
     assert COMPUTE <= changed
     assert not changed & DRAW

@@ -5,6 +5,7 @@ the README short and free of history."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -253,7 +254,7 @@ def test_config_reference_lists_every_setting():
             if isinstance(node, dict) and "default" in node and not isinstance(
                 node["default"], dict | list
             ):
-                assert f"`{docs.json.dumps(node['default'])}`" in row, (setting, row)
+                assert f"`{json.dumps(node['default'])}`" in row, (setting, row)
     assert "| `snest.stopping.plateau_tol` " in text
 
 

@@ -2,8 +2,8 @@
 
     base (artifacts, registry, fetch, tables, runs, perplexity, affinities, optimize,
           kernels, datasets)  ->  methods  ->  evaluate  ->  experiments, plots
-          ->  summary, timings, report_check, docs (with docs_layout, docs_reference), cli,
-              steps (the workflow's runner), report
+          ->  summary, timings, report_check, docs (with docs_snapshot, docs_layout,
+              docs_reference), cli, steps (the workflow's runner), report
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ LAYERS = {
     "timings": 4,
     "report_check": 4,
     "docs": 4,
+    "docs_snapshot": 4,
     "docs_layout": 4,
     "docs_reference": 4,
     "cli": 4,

@@ -132,14 +132,14 @@ def _cmd_check_report(args: argparse.Namespace) -> None:
 
 
 def _cmd_docs(args: argparse.Namespace) -> None:
-    from embedlab import docs
+    from embedlab import docs, docs_snapshot
     from embedlab.docs_layout import check_pages
 
     if args.section and not args.results:
         raise ValueError("docs: --section replaces a part of the pages with --results': give both")
     if args.results and args.section:
         benchmarks = args.benchmarks or Path(args.results).resolve().parent / "logs" / "benchmarks"
-        docs.snapshot_section(
+        docs_snapshot.snapshot_section(
             args.results,
             args.data,
             args.out,
@@ -150,17 +150,19 @@ def _cmd_docs(args: argparse.Namespace) -> None:
             benchmarks,
         )
     elif args.results:
-        docs.snapshot(args.results, args.data, args.out, args.templates, args.configuration)
+        docs_snapshot.snapshot(
+            args.results, args.data, args.out, args.templates, args.configuration
+        )
     if args.resummarize:
         paper_values = sorted(Path(args.paper_values).glob("*.csv"))
-        docs.write_summary(args.data, docs.resummarized(args.data, paper_values))
+        docs_snapshot.write_summary(args.data, docs_snapshot.resummarized(args.data, paper_values))
     pages = docs.render(args.templates, args.data, args.schemas)
     docs.write_pages(pages, args.out)
     readme = Path(args.readme)
     readme.write_text(docs.fill_readme(readme.read_text(), docs.readme_block(args.data)))
     log.info("wrote the pages of %s from %s, and %s's results block", args.out, args.data, readme)
     if problems := check_pages(pages):
-        raise docs.DocsError(
+        raise docs_snapshot.DocsError(
             f"{len(problems)} place(s) in the pages break their reading rules "
             "(embedlab.docs_layout):\n  " + "\n  ".join(problems)
         )

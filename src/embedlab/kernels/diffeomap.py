@@ -198,12 +198,13 @@ def full_flow_energy(
         C = K_k o S,  S_ji = H_j . beta_i + beta_j . H_i  (= [H, beta] [beta, H]^T).
 
     Returns (kinetic, off_subspace, dE/dbeta (p, m, r), trajectories (p + 1, m, r)); E =
-    kinetic + lam off_subspace: the quantity of :func:`embedlab.methods.diffeomap.span_energy`
-    with I = every point. Design: every m x m matrix is made and used one block of
-    FLOW_BLOCK_ROWS rows at a time; its O(m^2 r) products per block are BLAS (the Gram matrix
-    Phi_blk Phi^T for the distances, K beta forward; S, K Q and C Phi in reverse), and the
-    elementwise work between them is one numba pass (:func:`_flow_weights`). Distances from the
-    Gram matrix carry an absolute error ~1e-16 |phi|^2 / sigma^2 in the exponent.
+    kinetic + lam off_subspace: the quantity of
+    :func:`embedlab.methods.diffeomap_energy.span_energy` with I = every point. Design: every
+    m x m matrix is made and used one block of FLOW_BLOCK_ROWS rows at a time; its O(m^2 r)
+    products per block are BLAS (the Gram matrix Phi_blk Phi^T for the distances, K beta
+    forward; S, K Q and C Phi in reverse), and the elementwise work between them is one numba
+    pass (:func:`_flow_weights`). Distances from the Gram matrix carry an absolute error
+    ~1e-16 |phi|^2 / sigma^2 in the exponent.
 
     Kernel reuse: ``kernels``, an (s, m, m) float64 C-contiguous buffer with s <= p
     (:func:`flow_kernel_buffer`: s m^2 floats, 1.17 GB at vowel's m = 2700, p = 20; its

@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator
 from sklearn.manifold import LocallyLinearEmbedding
 from sklearn.utils.validation import check_is_fitted
 
-from embedlab.methods.dcode import check_counts, log_word_given_author
+from embedlab.methods.cooccurrence import check_counts, log_word_given_author
 
 
 class DegenerateEmbeddingError(RuntimeError):

@@ -1,36 +1,12 @@
 """D-CODE: dynamic embedding of co-occurrence data with a Kalman filter (Sarkar et al., 2007).
 
-CODE observation model (paper eq. 1-2), for one count matrix C with empirical joint
-``p_ij = C_ij / sum C`` and marginals ``p_i``, ``p_j``::
-
-    p(a_i, w_j | phi, psi) = p_i p_j exp(-||phi_i - psi_j||^2) / Z,
-    Z = sum_ij p_i p_j exp(-||phi_i - psi_j||^2)
-    L(Theta) = -sum_ij p_ij ||phi_i - psi_j||^2 - log Z                     (2)
-
-``Theta`` stacks the author coordinates ``phi_i`` (rows 0..A-1) and the word coordinates
-``psi_j`` (rows A..A+W-1); flattened it is the state vector of length k(A+W), entity-major.
-
-Gaussian approximation (section 3.2.1 and Appendix): ``log Z ~ lambda Z - 1 - log lambda`` with
-``lambda = 1/z`` (6), and ``Z`` replaced by its second-order Taylor expansion around the
-expansion point ``(xi, zeta)`` (7-9, 11-12). The approximate log-likelihood is then quadratic,
-i.e. a Gaussian in canonical form with (13)::
-
-    Lambda_approx = 2 Lambda_tilde + lambda Lambda_bar
-    eta_approx    = -lambda (eta_bar - Lambda_bar Theta_0)
-
-``Lambda_tilde`` (10, 14) is the block Laplacian of the joint ``p_ij``: ``Theta^T Lambda_tilde
-Theta = sum p_ij ||phi_i - psi_j||^2``, i.e. blocks ``p_i I``, ``p_j I`` and ``-p_ij I`` (the
-extracted eq. 10 prints ``p_j`` and ``-2 p_j``; the derivation (14) fixes them). ``eta_bar`` is the
-gradient and ``Lambda_bar`` the Hessian of ``Z`` at the expansion point. Eq. (11) uses the
-gradient alone, which is the expansion around 0; expanding around ``Theta_0`` (as the text says)
-adds ``lambda Lambda_bar Theta_0``, and with it the approximation has the exact gradient at
-``Theta_0``. The expansion point is the predicted mean ``mu_{t|t-1}`` (section 3.2.1).
-
-Kalman filter (3-5): the observation precision is projected to the nearest positive-definite
-matrix (negative eigenvalues raised to a small positive floor; Appendix) so the observation
-model is a proper Gaussian -- ``eta`` is shifted so the gradient at ``Theta_0`` is kept --,
-conditioning adds canonical parameters, and prediction adds ``transition_var * I`` to the
-covariance. Filtering only (the paper filters up to T-1 and predicts T; no smoothing).
+The positions of authors and words (``Theta``, the state) are filtered over the time steps:
+each step's count matrix is an observation of the CODE model (eq. 1-2,
+:mod:`embedlab.methods.cooccurrence`), approximated by a Gaussian in the positions (eq. 6-14,
+:mod:`embedlab.methods.dcode_observation`), which conditions the Gaussian belief of the Kalman
+filter; between steps the belief follows a random walk (eq. 3-5,
+:mod:`embedlab.methods.dcode_kalman`). This module holds the estimator, :class:`DCODE`, and the
+paper's variants (:data:`VARIANTS`); the names of those modules stay importable from here.
 
 Weight of one step (``likelihood``). The observation at step t is the whole count matrix
 ``C_t``; its multinomial log-likelihood is ``sum_ij C_t(i, j) log p(i, j) = N_t x (2)`` with
@@ -64,19 +40,74 @@ distribution, the filtered one plus the transition noise, so every ``phi_i - psi
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 import scipy.optimize
-import scipy.sparse as sp
-import scipy.special
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from embedlab.kernels.cooccurrence import log_likelihood_and_gradient
 from embedlab.methods.conventions import keep_arguments
+from embedlab.methods.cooccurrence import (
+    check_counts,
+    empirical_distribution,
+    log_expected_affinity,
+    log_likelihood,
+    log_likelihood_gradient,
+    log_word_given_author,
+    partition_function,
+)
+from embedlab.methods.dcode_kalman import (
+    GaussianBelief,
+    condition,
+    difference_covariances,
+    entity_blocks,
+    spd_inverse,
+)
+from embedlab.methods.dcode_observation import (
+    TaylorPieces,
+    approximate_log_likelihood,
+    laplacian_precision,
+    log_partition_taylor,
+    nearest_positive_definite,
+    observation_canonical,
+    partition_function_taylor,
+    project_observation,
+    taylor_pieces,
+)
+
+__all__ = [
+    "CONDITIONINGS",
+    "DCODE",
+    "LIKELIHOODS",
+    "MAX_STATE_DIM",
+    "MODES",
+    "SINGLE_BLAS_MAX_DIM",
+    "VARIANTS",
+    "GaussianBelief",
+    "TaylorPieces",
+    "approximate_log_likelihood",
+    "check_counts",
+    "condition",
+    "difference_covariances",
+    "empirical_distribution",
+    "entity_blocks",
+    "laplacian_precision",
+    "log_expected_affinity",
+    "log_likelihood",
+    "log_likelihood_gradient",
+    "log_partition_taylor",
+    "log_word_given_author",
+    "make_variant",
+    "nearest_positive_definite",
+    "observation_canonical",
+    "partition_function",
+    "partition_function_taylor",
+    "project_observation",
+    "spd_inverse",
+    "taylor_pieces",
+]
 
 #: weightings of the observation log-likelihood of one step (see :class:`DCODE`)
 LIKELIHOODS = ("counts", "per_token")
@@ -89,308 +120,6 @@ MAX_STATE_DIM = 12_000
 #: fits up to this state dimension run their dense linear algebra on one BLAS thread: more
 #: threads barely help at this size and stall badly on a loaded machine
 SINGLE_BLAS_MAX_DIM = 4_000
-
-
-# --------------------------------------------------------------------------------------
-# input
-
-
-def check_counts(counts, name: str = "counts") -> list[np.ndarray]:
-    """Validate a sequence of (authors x words) count matrices; return dense float64 copies."""
-    if sp.issparse(counts) or (isinstance(counts, np.ndarray) and counts.ndim == 2):
-        counts = [counts]
-    counts = list(counts)
-    if not counts:
-        raise ValueError(f"{name}: no time steps")
-    out = []
-    for t, c in enumerate(counts):
-        c = c.toarray() if sp.issparse(c) else np.asarray(c)
-        c = c.astype(np.float64)
-        if c.ndim != 2 or 0 in c.shape:
-            raise ValueError(f"{name}[{t}]: expected a non-empty 2-D matrix, got shape {c.shape}")
-        if out and c.shape != out[0].shape:
-            raise ValueError(f"{name}[{t}]: shape {c.shape} differs from {name}[0] {out[0].shape}")
-        if not np.isfinite(c).all():
-            bad = np.argwhere(~np.isfinite(c))[0].tolist()
-            raise ValueError(f"{name}[{t}]: non-finite count at (author, word) = {bad}")
-        if (c < 0).any():
-            bad = np.argwhere(c < 0)[0].tolist()
-            raise ValueError(f"{name}[{t}]: negative count at (author, word) = {bad}")
-        out.append(c)
-    return out
-
-
-def empirical_distribution(C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Joint ``p_ij = C_ij / sum C`` and its marginals ``(p_joint, p_authors, p_words)``."""
-    total = C.sum()
-    if total <= 0:
-        raise ValueError("count matrix is all zero: no empirical distribution")
-    p = C / total
-    return p, p.sum(axis=1), p.sum(axis=0)
-
-
-# --------------------------------------------------------------------------------------
-# the CODE model and the pieces of its Taylor approximation
-
-
-def _pair_terms(authors: np.ndarray, words: np.ndarray):
-    """Differences ``delta_ij = phi_i - psi_j`` (A, W, k) and ``exp(-||delta_ij||^2)`` (A, W)."""
-    delta = authors[:, None, :] - words[None, :, :]
-    return delta, np.exp(-np.einsum("ijd,ijd->ij", delta, delta))
-
-
-def partition_function(authors, words, p_authors, p_words) -> float:
-    """``Z = sum_ij p_i p_j exp(-||phi_i - psi_j||^2)`` (eq. 1)."""
-    _, g = _pair_terms(np.asarray(authors, float), np.asarray(words, float))
-    return float(p_authors @ g @ p_words)
-
-
-def log_likelihood(theta: np.ndarray, p_joint: np.ndarray) -> float:
-    """Exact normalised CODE log-likelihood (eq. 2) of positions ``theta`` ((A+W) x k);
-    :func:`embedlab.kernels.cooccurrence.log_likelihood_and_gradient` gives both."""
-    return log_likelihood_and_gradient(theta, p_joint)[0]
-
-
-def log_likelihood_gradient(theta: np.ndarray, p_joint: np.ndarray) -> np.ndarray:
-    """Gradient of :func:`log_likelihood` with respect to ``theta`` ((A+W) x k)."""
-    return log_likelihood_and_gradient(theta, p_joint)[1]
-
-
-@dataclass
-class TaylorPieces:
-    """Second-order Taylor expansion of ``Z`` around ``expansion`` ((A+W) x k).
-
-    ``z`` is Z at the expansion point, ``grad`` (A+W, k) its gradient (eta_bar, eq. 11) and
-    ``hessian`` (k(A+W), k(A+W)) its Hessian (Lambda_bar, eq. 12).
-    """
-
-    expansion: np.ndarray
-    z: float
-    grad: np.ndarray
-    hessian: np.ndarray
-
-
-def _block_laplacian(B: np.ndarray) -> np.ndarray:
-    """Assemble the k(A+W) square matrix with pair blocks ``[[B_ij, -B_ij], [-B_ij, B_ij]]``.
-
-    ``B`` is (A, W, k, k); author-author and word-word blocks are diagonal (sums of B).
-    """
-    A, W, k, _ = B.shape
-    n = A + W
-    M = np.zeros((n, k, n, k))
-    M[:A, :, A:, :] = -B.transpose(0, 2, 1, 3)
-    M[A:, :, :A, :] = -B.transpose(1, 3, 0, 2)
-    ia, iw = np.arange(A), np.arange(A, n)
-    M[ia, :, ia, :] = B.sum(axis=1)
-    M[iw, :, iw, :] = B.sum(axis=0)
-    return M.reshape(n * k, n * k)
-
-
-def taylor_pieces(expansion, p_authors, p_words) -> TaylorPieces:
-    """Value, gradient (eq. 8, 11) and Hessian (eq. 9, 12) of ``Z`` at ``expansion``.
-
-    With ``g_ij = exp(-||xi_i - zeta_j||^2)``, ``delta_ij = xi_i - zeta_j``, ``w_ij = p_i p_j``:
-    ``dZ/dphi_i = sum_j w_ij (-2 g_ij delta_ij)``, ``dZ/dpsi_j = -sum_i w_ij (-2 g_ij delta_ij)``,
-    ``H11_ij = 2 g_ij (2 delta delta^T - I) = H22_ij = -H12_ij``.
-    """
-    expansion = np.asarray(expansion, dtype=np.float64)
-    A = len(p_authors)
-    k = expansion.shape[1]
-    delta, g = _pair_terms(expansion[:A], expansion[A:])
-    w = np.outer(p_authors, p_words)
-    wg = w * g
-    pair_grad = -2.0 * wg[:, :, None] * delta
-    grad = np.concatenate([pair_grad.sum(axis=1), -pair_grad.sum(axis=0)])
-    outer = np.einsum("ijd,ije->ijde", delta, delta)
-    H11 = 2.0 * wg[:, :, None, None] * (2.0 * outer - np.eye(k))
-    return TaylorPieces(expansion, float(wg.sum()), grad, _block_laplacian(H11))
-
-
-def laplacian_precision(p_joint: np.ndarray, k: int) -> np.ndarray:
-    """``Lambda_tilde`` (eq. 10, 14): ``Theta^T Lambda_tilde Theta = sum_ij p_ij d_ij``."""
-    return _block_laplacian(p_joint[:, :, None, None] * np.eye(k))
-
-
-def partition_function_taylor(theta, pieces: TaylorPieces) -> float:
-    """Second-order Taylor approximation of ``Z`` at ``theta`` (eq. 7, summed as in 16)."""
-    d = (np.asarray(theta, float) - pieces.expansion).ravel()
-    return float(pieces.z + pieces.grad.ravel() @ d + 0.5 * d @ pieces.hessian @ d)
-
-
-def log_partition_taylor(theta, pieces: TaylorPieces) -> float:
-    """The paper's approximation of ``log Z``: ``lambda Z~ - 1 - log lambda`` (eq. 6 with 7)."""
-    lam = 1.0 / pieces.z
-    return float(lam * partition_function_taylor(theta, pieces) - 1.0 - np.log(lam))
-
-
-def observation_canonical(p_joint: np.ndarray, expansion: np.ndarray):
-    """Canonical parameters ``(eta_approx, Lambda_approx)`` of the Gaussian observation model.
-
-    Eq. (13), expanded around ``expansion`` ((A+W) x k): ``Lambda = 2 Lambda_tilde + lambda
-    Lambda_bar`` and ``eta = -lambda (eta_bar - Lambda_bar Theta_0)``, so that ``eta^T Theta -
-    1/2 Theta^T Lambda Theta`` has the exact log-likelihood gradient at ``Theta_0``. Returns
-    ``eta`` flattened (k(A+W),) and ``Lambda`` (k(A+W), k(A+W)); ``Lambda`` may be indefinite.
-    """
-    p_joint = np.asarray(p_joint, dtype=np.float64)
-    expansion = np.asarray(expansion, dtype=np.float64)
-    k = expansion.shape[1]
-    pieces = taylor_pieces(expansion, p_joint.sum(axis=1), p_joint.sum(axis=0))
-    lam = 1.0 / pieces.z
-    precision = 2.0 * laplacian_precision(p_joint, k) + lam * pieces.hessian
-    eta = -lam * (pieces.grad.ravel() - pieces.hessian @ expansion.ravel())
-    return eta, precision
-
-
-def approximate_log_likelihood(theta, p_joint, expansion) -> float:
-    """Quadratic approximation of eq. (2) around ``expansion`` (up to its constant ``-C``).
-
-    ``-Theta^T Lambda_tilde Theta - log Z~(Theta)`` with ``log Z~`` from
-    :func:`log_partition_taylor`; equals :func:`log_likelihood` at the expansion point.
-    """
-    theta = np.asarray(theta, dtype=np.float64)
-    k = theta.shape[1]
-    pieces = taylor_pieces(expansion, p_joint.sum(axis=1), p_joint.sum(axis=0))
-    x = theta.ravel()
-    return float(-x @ laplacian_precision(p_joint, k) @ x - log_partition_taylor(theta, pieces))
-
-
-# --------------------------------------------------------------------------------------
-# Gaussian beliefs and the Kalman steps
-
-
-def nearest_positive_definite(M: np.ndarray, floor: float) -> tuple[np.ndarray, int]:
-    """Nearest symmetric matrix (Frobenius) with all eigenvalues >= ``floor`` > 0.
-
-    The symmetric part's eigenvalues below ``floor`` are set to ``floor`` (Appendix).
-    Returns the matrix and the number of eigenvalues that were raised.
-    """
-    if not floor > 0:
-        raise ValueError(f"eigenvalue floor must be positive, got {floor!r}")
-    w, V = scipy.linalg.eigh(0.5 * (M + M.T), driver="evd")
-    raised = int(np.count_nonzero(w < floor))
-    return (V * np.maximum(w, floor)) @ V.T, raised
-
-
-def spd_inverse(M: np.ndarray, what: str = "matrix") -> np.ndarray:
-    """Inverse of a symmetric positive-definite matrix (Cholesky); raises if not PD."""
-    chol, info = scipy.linalg.lapack.dpotrf(M, lower=True)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"{what} is not positive definite (Cholesky info {info})")
-    inv, info = scipy.linalg.lapack.dpotri(chol, lower=True)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"{what} is singular (Cholesky inverse info {info})")
-    inv = np.tril(inv)
-    return inv + np.tril(inv, -1).T
-
-
-@dataclass
-class GaussianBelief:
-    """A Gaussian over the flattened state: mean and both covariance and precision (dense)."""
-
-    mean: np.ndarray
-    covariance: np.ndarray
-    precision: np.ndarray
-
-    def predict(self, transition_var: float) -> GaussianBelief:
-        """Prediction step (eq. 5): same mean, covariance + ``transition_var * I``."""
-        cov = self.covariance + transition_var * np.eye(self.mean.size)
-        return GaussianBelief(self.mean.copy(), cov, spd_inverse(cov, "predicted covariance"))
-
-    @classmethod
-    def isotropic(cls, mean: np.ndarray, variance: float) -> GaussianBelief:
-        eye = np.eye(mean.size)
-        return cls(np.ravel(mean).astype(np.float64), variance * eye, eye / variance)
-
-
-def project_observation(
-    eta: np.ndarray, precision: np.ndarray, expansion: np.ndarray, floor: float
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """Make the observation Gaussian proper: nearest positive-definite precision (Appendix).
-
-    Eigenvalues of ``precision`` below ``floor`` are raised to ``floor``; ``eta`` is shifted by
-    ``(Lambda_pd - Lambda) Theta_0`` so the quadratic keeps its gradient ``eta - Lambda Theta_0``
-    (the exact log-likelihood gradient) at the expansion point. Returns ``(eta, Lambda_pd,
-    n_raised)``; a positive-definite input is returned unchanged.
-    """
-    x0 = np.asarray(expansion, dtype=np.float64).ravel()
-    projected, raised = nearest_positive_definite(precision, floor)
-    if raised == 0:
-        return eta, precision, 0
-    return eta + (projected - precision) @ x0, projected, raised
-
-
-def condition(prior: GaussianBelief, obs_eta: np.ndarray, obs_precision: np.ndarray):
-    """Conditioning in information form (eq. 4): add the canonical parameters.
-
-    ``Lambda_post = Lambda_prior + Lambda_obs``, ``eta_post = Lambda_prior mu_prior + eta_obs``,
-    ``mu_post = Lambda_post^{-1} eta_post``. Raises if the posterior precision is not positive
-    definite (project the observation first).
-    """
-    precision = prior.precision + obs_precision
-    precision = 0.5 * (precision + precision.T)
-    covariance = spd_inverse(precision, "posterior precision")
-    eta = prior.precision @ prior.mean + obs_eta
-    return GaussianBelief(covariance @ eta, covariance, precision)
-
-
-def entity_blocks(M: np.ndarray, k: int) -> np.ndarray:
-    """The k x k diagonal blocks of a k n square matrix, as (n, k, k)."""
-    n = M.shape[0] // k
-    idx = np.arange(n)
-    return M.reshape(n, k, n, k)[idx, :, idx, :]
-
-
-def difference_covariances(cov: np.ndarray, n_authors: int, k: int) -> np.ndarray:
-    """Covariance of every ``phi_i - psi_j``: ``S_ii + S_jj - S_ij - S_ji``, (A, W, k, k)."""
-    n = cov.shape[0] // k
-    S = cov.reshape(n, k, n, k)
-    blocks = entity_blocks(cov, k)
-    cross = S[:n_authors, :, n_authors:, :].transpose(0, 2, 1, 3)  # S_{i, A+j}: (A, W, k, k)
-    return blocks[:n_authors, None] + blocks[None, n_authors:] - cross - cross.transpose(0, 1, 3, 2)
-
-
-# --------------------------------------------------------------------------------------
-# prediction: p(w | a) from positions or from position distributions
-
-
-def log_expected_affinity(mean_diff: np.ndarray, cov_diff: np.ndarray | None = None):
-    """``log E[exp(-||d||^2)]`` for ``d ~ N(m, S)``: ``-1/2 log det(I+2S) - m^T (I+2S)^{-1} m``.
-
-    ``mean_diff`` is (..., k), ``cov_diff`` (..., k, k); ``None`` means a point estimate
-    (``-||m||^2``).
-    """
-    m = np.asarray(mean_diff, dtype=np.float64)
-    if cov_diff is None:
-        return -np.einsum("...d,...d->...", m, m)
-    k = m.shape[-1]
-    M = np.eye(k) + 2.0 * np.asarray(cov_diff, dtype=np.float64)
-    sign, logdet = np.linalg.slogdet(M)
-    if (sign <= 0).any():
-        raise ValueError("difference covariance is not positive semi-definite")
-    quad = np.einsum("...d,...d->...", m, np.linalg.solve(M, m[..., None])[..., 0])
-    return -0.5 * logdet - quad
-
-
-def log_word_given_author(
-    author_pos: np.ndarray,
-    word_pos: np.ndarray,
-    p_words: np.ndarray,
-    cov_diff: np.ndarray | None = None,
-) -> np.ndarray:
-    """``log p(w_j | a_i)`` (A, W) from the CODE model (eq. 1).
-
-    ``p(a_i, w_j) ~ p_i p_j E[exp(-||phi_i - psi_j||^2)]`` with the expectation over the
-    position distributions (``cov_diff``: covariance of ``phi_i - psi_j``, (A, W, k, k)) or at
-    point positions (``cov_diff=None``); conditioning on ``a_i`` cancels ``p_i`` and ``Z``:
-    ``p(w_j | a_i) = p_j e_ij / sum_l p_l e_il``. Words with ``p_j = 0`` get ``-inf``.
-    """
-    p_words = np.asarray(p_words, dtype=np.float64)
-    if p_words.shape != (len(word_pos),) or (p_words < 0).any() or not p_words.sum() > 0:
-        raise ValueError(f"p_words must be {len(word_pos)} non-negative weights, not all zero")
-    delta = author_pos[:, None, :] - word_pos[None, :, :]
-    with np.errstate(divide="ignore"):
-        log_joint = log_expected_affinity(delta, cov_diff) + np.log(p_words)[None, :]
-    return log_joint - scipy.special.logsumexp(log_joint, axis=1, keepdims=True)
 
 
 # --------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import scipy.linalg
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from embedlab.methods.dcode import check_counts, log_word_given_author
+from embedlab.methods.cooccurrence import check_counts, log_word_given_author
 
 
 def random_walk_embedding(C: np.ndarray, n_components: int, epsilon: float, walk_steps: int):
