@@ -117,15 +117,7 @@ def tiny_run(once_per_run):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The tests marked ``slow`` run first, those marked ``after_kernels`` last, the rest in
-    file order. pytest-xdist hands the tests out in this order, so a long test is never the
-    last one left on a worker while the other worker idles, and a script run in a subprocess
-    loads the kernels the tests before it compiled into numba's cache instead of compiling
-    them a second time."""
-
-    def rank(item) -> int:
-        if item.get_closest_marker("slow") is not None:
-            return 0
-        return 2 if item.get_closest_marker("after_kernels") is not None else 1
-
-    items.sort(key=rank)
+    """The tests marked ``slow`` run first, the rest in file order. pytest-xdist hands the
+    tests out in this order, so a long test is never the last one left on a worker while
+    the other worker idles."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

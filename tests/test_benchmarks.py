@@ -66,12 +66,11 @@ TOY_RUNS = [
 
 
 @pytest.mark.parametrize("script,args,expect", TOY_RUNS, ids=[r[0] for r in TOY_RUNS])
-@pytest.mark.after_kernels
+@pytest.mark.slow
 def test_benchmark_script_runs_at_a_toy_size(script, args, expect):
     assert expect in run_script(script, *args)
 
 
-@pytest.mark.after_kernels
 def test_precision_benchmark_runs_on_school(mirror):
     out = run_script(
         "bench_ne_precision.py", "--datasets", "school", "--cells", "tsne-2,snest-2-1",

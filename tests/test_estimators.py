@@ -286,7 +286,7 @@ def test_dense_and_sparse_precomputed_P_give_the_same_map():
 # the benchmark script
 
 
-@pytest.mark.after_kernels
+@pytest.mark.slow
 def test_the_estimator_benchmark_runs_at_a_toy_size():
     env = {**os.environ, "NUMBA_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
     proc = subprocess.run(
