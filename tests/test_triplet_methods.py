@@ -19,6 +19,7 @@ from embedlab.methods.triplets import (
     TSTE,
     CoordsObjective,
     GramObjective,
+    StepRule,
     accelerated_descent,
     adaptive_descent,
     check_triplets,
@@ -301,7 +302,7 @@ def test_adaptive_descent_minimises_a_quadratic_and_returns_the_best_iterate():
     def quadratic(x):
         return float(np.sum((x - target) ** 2)), 2.0 * (x - target)
 
-    res = adaptive_descent(quadratic, np.zeros(3), step=0.1, max_iter=1000, tol=1e-12)
+    res = adaptive_descent(quadratic, np.zeros(3), StepRule(0.1, max_iter=1000), tol=1e-12)
     np.testing.assert_allclose(res.x, target, atol=1e-5)
     assert res.cost == min(res.costs)
     assert res.n_iter == len(res.costs)
@@ -316,7 +317,7 @@ def test_adaptive_descent_halves_the_step_when_the_cost_rises_and_stops():
         calls.append(x.copy())
         return float(np.sum(x**2)), 2.0 * x
 
-    res = adaptive_descent(quadratic, np.ones(2), step=1.5, max_iter=1000, patience=5)
+    res = adaptive_descent(quadratic, np.ones(2), StepRule(1.5, max_iter=1000, patience=5))
     assert res.n_iter < 50
     assert res.cost == min(res.costs)
 
@@ -326,7 +327,7 @@ def test_adaptive_descent_raises_on_divergence():
         return float("nan"), np.ones_like(x)
 
     with pytest.raises(FloatingPointError, match="diverged at iteration 1"):
-        adaptive_descent(exploding, np.zeros(2), step=1.0, name="test-objective")
+        adaptive_descent(exploding, np.zeros(2), StepRule(1.0, name="test-objective"))
 
 
 # ----------------------------------------------------------------------------- estimators
@@ -528,7 +529,7 @@ def test_step_rule_multiplies_by_1_01_on_a_decrease_and_halves_otherwise():
     # branches are taken. Each step must be the previous one times 1.01 when the cost just
     # computed fell by more than 1e-7 below the one before (the first against +inf), else 0.5.
     res = adaptive_descent(
-        lambda x: (float(np.sum(x**2)), 2.0 * x), np.ones(1), step=1.5, max_iter=60, tol=1e-7
+        lambda x: (float(np.sum(x**2)), 2.0 * x), np.ones(1), StepRule(1.5, max_iter=60), tol=1e-7
     )
     steps, costs = np.asarray(res.steps), np.asarray(res.costs)
     assert steps[0] == 1.5 and len(steps) == len(costs) == res.n_iter
@@ -537,12 +538,12 @@ def test_step_rule_multiplies_by_1_01_on_a_decrease_and_halves_otherwise():
     np.testing.assert_allclose(steps[1:] / steps[:-1], np.where(decreased, 1.01, 0.5))
     assert decreased.sum() >= 2 and (~decreased).sum() >= 2
     # a flat cost: one "decrease" from +inf, then halved 5 times and stopped
-    flat = adaptive_descent(lambda x: (1.0, np.zeros_like(x)), np.ones(1), step=1.0)
+    flat = adaptive_descent(lambda x: (1.0, np.zeros_like(x)), np.ones(1), StepRule(1.0))
     np.testing.assert_allclose(flat.steps, [1.0, 1.01, 0.505, 0.2525, 0.12625, 0.063125])
     # a decrease of exactly 1e-7 or less counts as none
     costs_seq = iter([1.0, 1.0 - 5e-8, 0.5, 0.25])
     tiny = adaptive_descent(
-        lambda x: (next(costs_seq), np.zeros_like(x)), np.ones(1), step=1.0, max_iter=4
+        lambda x: (next(costs_seq), np.zeros_like(x)), np.ones(1), StepRule(1.0, max_iter=4)
     )
     np.testing.assert_allclose(tiny.steps, [1.0, 1.01, 0.505, 0.51005])
 
@@ -610,7 +611,7 @@ def test_descent_stops_at_an_empty_projection_and_returns_the_best_iterate():
 
     res = adaptive_descent(
         lambda x: (float(np.sum((x - 5.0) ** 2)), 2.0 * (x - 5.0)),
-        np.zeros(2), step=0.1, max_iter=100, project=project,
+        np.zeros(2), StepRule(0.1, max_iter=100), project=project,
     )  # fmt: skip
     assert res.n_iter == 3 and len(res.costs) == 3
     np.testing.assert_allclose(res.x, seen[1])  # the second step's result, cost 3rd lowest
@@ -639,8 +640,8 @@ def test_best_after_step_records_the_iterate_after_the_lowest_cost():
     def f(x):
         return float(np.sum((x - target) ** 2)), 2.0 * (x - target)
 
-    plain = adaptive_descent(f, np.zeros(2), step=0.3, max_iter=4)
-    late = adaptive_descent(f, np.zeros(2), step=0.3, max_iter=4, best_after_step=True)
+    plain = adaptive_descent(f, np.zeros(2), StepRule(0.3, max_iter=4))
+    late = adaptive_descent(f, np.zeros(2), StepRule(0.3, max_iter=4), best_after_step=True)
     # the cost falls every iteration: the plain rule returns the 4th iterate, the late
     # record the 5th (the step taken from the 4th)
     assert plain.cost == late.cost == min(plain.costs)
@@ -697,15 +698,17 @@ def test_accelerated_solver_stops_when_converged_and_not_before():
         return float(d @ d), 2.0 * d
 
     nonneg = lambda x: np.maximum(x, 0.0)  # noqa: E731
-    done = accelerated_descent(quadratic, np.zeros(3), step=0.1, max_iter=500, project=nonneg)
+    done = accelerated_descent(
+        quadratic, np.zeros(3), StepRule(0.1, max_iter=500), project=nonneg
+    )
     np.testing.assert_allclose(done.x, [3.0, 0.0, 0.5], atol=1e-3)
     assert done.n_iter < 500  # stopped by the convergence test
     assert np.all(np.diff(done.costs) <= 0)  # C(x) never rises
     # an ill-conditioned run still descending at the budget is not stopped early
     scales = np.array([1.0, 1e-4])
     slow = accelerated_descent(
-        lambda x: (float(np.sum(scales * x * x)), 2.0 * scales * x), np.ones(2), step=0.4,
-        max_iter=40,
+        lambda x: (float(np.sum(scales * x * x)), 2.0 * scales * x), np.ones(2),
+        StepRule(0.4, max_iter=40),
     )  # fmt: skip
     assert slow.n_iter == 40
 
@@ -723,11 +726,13 @@ def test_accelerated_solver_restarts_when_the_extrapolation_leaves_the_domain():
 
     nonneg = lambda x: np.maximum(x, 0.0)  # noqa: E731
     start = np.array([5.0, 0.3, 2.0])
-    done = accelerated_descent(half_space, start, step=0.1, max_iter=300, project=nonneg)
+    done = accelerated_descent(half_space, start, StepRule(0.1, max_iter=300), project=nonneg)
     np.testing.assert_array_equal(done.x, 0.0)
     assert done.cost == 3.0
     with pytest.raises(FloatingPointError, match="diverged at iteration 1"):
-        accelerated_descent(half_space, start, step=0.1, max_iter=300, project=lambda x: x - 9)
+        accelerated_descent(
+            half_space, start, StepRule(0.1, max_iter=300), project=lambda x: x - 9
+        )
 
 
 def test_accelerated_k_form_reaches_the_plain_solvers_objective_sooner():

@@ -24,6 +24,7 @@ from embedlab.methods.triplet_solvers import (
     SOLVERS,
     CoordsObjective,
     GramObjective,
+    StepRule,
     check_triplets,
     gram_embedding,
     project_psd,
@@ -144,12 +145,9 @@ class TripletFit:
             res = solve(
                 objective,
                 x0,
-                step=step,
-                max_iter=self.max_iter,
+                StepRule(step, max_iter=self.max_iter, name=name, verbose=self.verbose),
                 **{"rtol" if self.solver == "accelerated" else "tol": self.tol},
                 project=project,
-                name=name,
-                verbose=self.verbose,
                 **extra,
             )
         if form == "X":

@@ -41,6 +41,7 @@ __all__ = [
     "CoordsObjective",
     "DescentResult",
     "GramObjective",
+    "StepRule",
     "accelerated_descent",
     "adaptive_descent",
     "check_triplets",
@@ -266,17 +267,31 @@ class DescentResult:
     steps: list[float] = field(default_factory=list)  # the step eta taken at each iteration
 
 
+@dataclass(frozen=True)
+class StepRule:
+    """What both solvers share: van der Maaten's step rule from the first step ``step``
+    (eta *= 1.01 after a decrease, eta *= 0.5 otherwise), at most ``max_iter`` iterations,
+    a stop after ``patience`` iterations in a row without a decrease; ``name`` labels the
+    messages and ``verbose`` prints every 100th iteration."""
+
+    step: float
+    max_iter: int = 1000
+    patience: int = 5
+    name: str = "objective"
+    verbose: bool = False
+
+    def __post_init__(self) -> None:
+        if not (np.isfinite(self.step) and self.step > 0):
+            raise ValueError(f"{self.name}: step must be a positive number, got {self.step}")
+
+
 def adaptive_descent(
     objective: Callable[[np.ndarray], tuple[float, np.ndarray]],
     x0: np.ndarray,
+    rule: StepRule,
     *,
-    step: float,
-    max_iter: int = 1000,
     tol: float = 1e-7,
-    patience: int = 5,
     project: Callable[[np.ndarray], np.ndarray | None] | None = None,
-    name: str = "objective",
-    verbose: bool = False,
     min_iter: int = 0,
     best_after_step: bool = False,
 ) -> DescentResult:
@@ -291,8 +306,9 @@ def adaptive_descent(
     step from it produced (the released CKL-K's record). A non-finite cost or gradient raises
     FloatingPointError.
     """
-    if not (np.isfinite(step) and step > 0):
-        raise ValueError(f"{name}: step must be a positive number, got {step}")
+    step, max_iter, patience, name, verbose = (
+        rule.step, rule.max_iter, rule.patience, rule.name, rule.verbose
+    )
     x = np.array(x0, dtype=np.float64)
     best_x, best_cost = x, np.inf
     prev = np.inf
@@ -336,14 +352,10 @@ def adaptive_descent(
 def accelerated_descent(
     objective: Callable[[np.ndarray], tuple[float, np.ndarray]],
     x0: np.ndarray,
+    rule: StepRule,
     *,
-    step: float,
-    max_iter: int = 1000,
     rtol: float = 1e-7,
-    patience: int = 5,
     project: Callable[[np.ndarray], np.ndarray] | None = None,
-    name: str = "objective",
-    verbose: bool = False,
 ) -> DescentResult:
     """(Projected) gradient descent with Nesterov momentum (FISTA) and a restart on failure.
 
@@ -359,8 +371,9 @@ def accelerated_descent(
     projected gradient (the same minimiser on the convex K forms, GNMDS-K and STE-K). One
     projection per iteration, as the plain rule; accepted steps cost a second evaluation of C.
     """
-    if not (np.isfinite(step) and step > 0):
-        raise ValueError(f"{name}: step must be a positive number, got {step}")
+    step, max_iter, patience, name, verbose = (
+        rule.step, rule.max_iter, rule.patience, rule.name, rule.verbose
+    )
 
     def evaluate(z, it, extrapolated=False):
         cost, grad = objective(z)
