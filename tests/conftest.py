@@ -16,9 +16,9 @@ from collections.abc import Callable
 # short parallel region 100x slower when threads compete; passive waiting costs ~nothing here.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # pytest-xdist runs one test process per core, so each process's BLAS keeps to its share of the
-# cores (and so do the workflow runs the tests start). OpenBLAS's threads spin while they wait:
-# two processes of two BLAS threads on two cores spend about a third of their CPU spinning on
-# small matrices (GPy's models, the K-form projections).
+# cores (and so do the workflow runs the tests start). OpenBLAS's threads spin while they wait,
+# so more BLAS threads than cores spend their CPU spinning on small matrices (GPy's models,
+# the K-form projections).
 os.environ.setdefault(
     "OPENBLAS_NUM_THREADS",
     str(max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))),
