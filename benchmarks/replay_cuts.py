@@ -339,16 +339,29 @@ def diffeomap_point_cpu_per_wall(benchmarks: Path | None, dataset: str, k: int) 
     return cpu_per_wall(benchmarks, "diffeomap_full_set", f"diffeomap/{dataset}/full_set")
 
 
+def diffeomap_rows(results: Path) -> pd.DataFrame:
+    """Diffeomap's own rows of the run's 1-NN table (``tables/diffeomap_1nn.csv``; none where
+    the run has no table)."""
+    table_csv = results / "tables" / "diffeomap_1nn.csv"
+    if not table_csv.is_file():
+        return pd.DataFrame(columns=["dataset", "method", "stage"])
+    df = pd.read_csv(table_csv)
+    return df[df["method"] == "diffeomap"]
+
+
+def _diffeomap_paper() -> dict[str, float]:
+    """The paper's Diffeomap value per dataset."""
+    paper = pd.read_csv(PAPER_VALUES / "diffeomap_1nn.csv")
+    paper = paper[paper["method"] == "diffeomap"]
+    return dict(zip(paper["dataset"], paper["value"], strict=True))
+
+
 def diffeomap_full_set_cuts(results: Path, benchmarks) -> list[Cut]:
     """Each dataset's full-set grid cut to each single point: the headline is then that
     point's value instead of the best point's."""
-    table_csv = results / "tables" / "diffeomap_1nn.csv"
-    if not table_csv.is_file():
-        return []
-    df = pd.read_csv(table_csv)
-    full = df[(df["stage"] == "full_set") & (df["method"] == "diffeomap")]
-    paper = pd.read_csv(PAPER_VALUES / "diffeomap_1nn.csv")
-    ref = {(d, m): v for d, m, v in paper[["dataset", "method", "value"]].itertuples(index=False)}
+    rows = diffeomap_rows(results)
+    full = rows[rows["stage"] == "full_set"]
+    ref = _diffeomap_paper()
     out = []
     for dataset, g in full.groupby("dataset", sort=False):
         if len(g) < 2:
@@ -360,7 +373,7 @@ def diffeomap_full_set_cuts(results: Path, benchmarks) -> list[Cut]:
         cpu = g["seconds"].to_numpy(dtype=float) * np.array(ratios)
         # a subsampled dataset (a reduced configuration) is compared with no paper value
         subsampled = "subsampled" in g and bool(g["subsampled"].astype(str).eq("True").any())
-        paper_value = None if subsampled else ref.get((dataset, "diffeomap"))
+        paper_value = None if subsampled else ref.get(dataset)
         for position, (_, point) in enumerate(g.iterrows()):
             sigma = json.loads(point["params"])["sigma_rel"]
             cut = Cut("diffeomap", f"full_set {dataset} keep sigma_rel {sigma:g}")
@@ -374,24 +387,20 @@ def diffeomap_full_set_cuts(results: Path, benchmarks) -> list[Cut]:
     return out
 
 
-def diffeomap_grids(results: Path) -> dict[str, pd.DataFrame]:
+def diffeomap_grids(results: Path, rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Each dataset's reduced-set grid, one row a point in the grid's order: sigma_rel, lam,
     flow and end-point errors (an accuracy as its negative: only the order counts) and
     seconds. From the grid's fit file (``embeddings/diffeomap/<dataset>/grid.npz``: every
-    dataset, the figures' too), else from the 1-NN table's grid rows."""
+    dataset, the figures' too), else from the grid rows of the 1-NN table's ``rows``."""
     grids = {}
-    table_csv = results / "tables" / "diffeomap_1nn.csv"
-    if table_csv.is_file():
-        df = pd.read_csv(table_csv)
-        df = df[(df["method"] == "diffeomap") & (df["stage"] == "grid")]
-        for dataset, g in df.groupby("dataset", sort=False):
-            sign = -1.0 if g["metric"].iloc[0] == "1nn_accuracy" else 1.0
-            params = [json.loads(p) for p in g["params"]]
-            grids[dataset] = pd.DataFrame({
-                "sigma_rel": [p["sigma_rel"] for p in params], "lam": [p["lam"] for p in params],
-                "flow": sign * g["value"].to_numpy(float),
-                "phi": sign * g["value_end_points"].to_numpy(float),
-                "seconds": g["seconds"].to_numpy(float)})  # fmt: skip
+    for dataset, g in rows[rows["stage"] == "grid"].groupby("dataset", sort=False):
+        sign = -1.0 if g["metric"].iloc[0] == "1nn_accuracy" else 1.0
+        params = [json.loads(p) for p in g["params"]]
+        grids[dataset] = pd.DataFrame({
+            "sigma_rel": [p["sigma_rel"] for p in params], "lam": [p["lam"] for p in params],
+            "flow": sign * g["value"].to_numpy(float),
+            "phi": sign * g["value_end_points"].to_numpy(float),
+            "seconds": g["seconds"].to_numpy(float)})  # fmt: skip
     for path in sorted((results / "embeddings" / "diffeomap").glob("*/grid.npz")):
         _, info = runs.load_npz(path)
         table = pd.DataFrame(info["runs"])
@@ -411,12 +420,10 @@ def diffeomap_grid_cuts(results: Path, benchmarks) -> list[Cut]:
     draw) is unchanged: the replay checks a final row in the 1-NN table against the kept
     point and compares its number; without one, the kept point's own flow errors. The saving
     is the other points' seconds, times the grid job's CPU per wall second."""
-    table_csv = results / "tables" / "diffeomap_1nn.csv"
-    df = pd.read_csv(table_csv) if table_csv.is_file() else pd.DataFrame(columns=["dataset"])
-    paper = pd.read_csv(PAPER_VALUES / "diffeomap_1nn.csv")
-    ref = {(d, m): v for d, m, v in paper[["dataset", "method", "value"]].itertuples(index=False)}
+    rows = diffeomap_rows(results)
+    ref = _diffeomap_paper()
     out = []
-    for dataset, grid in diffeomap_grids(results).items():
+    for dataset, grid in diffeomap_grids(results, rows).items():
         if len(grid) < 2:
             continue
         k = min(range(len(grid)), key=lambda k: (grid.at[k, "flow"], grid.at[k, "phi"], k))
@@ -425,17 +432,17 @@ def diffeomap_grid_cuts(results: Path, benchmarks) -> list[Cut]:
                                f"lam {chosen['lam']:g}")  # fmt: skip
         ratio = cpu_per_wall(benchmarks, "diffeomap_fit", f"diffeomap/{dataset}/grid")
         cut.saved_s = float(grid["seconds"].sum() - grid.at[k, "seconds"]) * ratio
-        final = df[(df["dataset"] == dataset) & (df.get("stage") == "final")
-                   & (df.get("method") == "diffeomap")]  # fmt: skip
+        final = rows[(rows["dataset"] == dataset) & (rows["stage"] == "final")]
         if len(final) == 1:
             (final,) = final.itertuples(index=False)
             refitted = {name: json.loads(final.params)[name] for name in chosen}
             if refitted != chosen:
                 raise ValueError(
-                    f"{table_csv}: {dataset}'s final fit ({refitted}) is not the grid point the "
+                    f"{results / 'tables' / 'diffeomap_1nn.csv'}: {dataset}'s final fit "
+                    f"({refitted}) is not the grid point the "
                     f"selection rule picks ({chosen})"
                 )
-            paper_value = ref.get((dataset, "diffeomap"))
+            paper_value = ref.get(dataset)
             cut.compare(
                 f"{dataset} diffeomap final {final.metric}", float(final.value),
                 float(final.value),
