@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import shutil
 from pathlib import Path
@@ -32,9 +33,17 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
+@functools.cache
+def _prints_of(src: Path) -> CodePrints:
+    """The fingerprints of an unedited tree (the repository's ``src``), computed once per
+    test process: each answer is a function of the sources, which the tests do not edit."""
+    return CodePrints(src)
+
+
 def changed_steps(before: Path, after: Path) -> set[str]:
-    """The workflow steps (``"ee.sweep"``) whose fingerprint differs."""
-    a, b = CodePrints(before), CodePrints(after)
+    """The workflow steps (``"ee.sweep"``) whose fingerprint differs between the unedited
+    tree ``before`` and the edited copy ``after``."""
+    a, b = _prints_of(before), CodePrints(after)
     return {s for s in a.steps() if a.of_step(s) != b.of_step(s)}
 
 
@@ -246,3 +255,52 @@ def test_a_steps_code_and_settings_reach_that_step_only(tmp_path):
     src = copy_src(tmp_path / "runner")
     _edit_function(src / "embedlab" / "steps.py", "run_rule")
     assert changed_steps(SRC, src) == set(CodePrints(SRC).steps())
+
+
+# --------------------------------------------------------------------------------------
+# the kept answers (the workflow's start-up)
+
+
+def _every_answer(prints: CodePrints) -> dict[str, object]:
+    steps = prints.steps()
+    return {
+        **{f"print {s}": prints.of_step(s) for s in steps},
+        **{f"print {s} +module": prints.of_step(s, "embedlab.datasets.school") for s in steps[:2]},
+        **{f"spec {s}": prints.settings_spec(s) for s in steps},
+    }
+
+
+def test_kept_answers_equal_fresh_ones_and_are_read_without_parsing(tmp_path):
+    fresh = _every_answer(CodePrints(SRC))
+    cache = tmp_path / "cache"
+    assert _every_answer(CodePrints(SRC, cache=cache)) == fresh
+    (kept_file,) = cache.glob("codeprint-*.json")
+    assert kept_file.name == f"codeprint-{CodePrints(SRC).sources_hash()}.json"
+    kept = CodePrints(SRC, cache=cache)
+    kept.steps()  # lists the steps modules' functions: parses those only
+    parsed = set(kept._modules)
+    assert _every_answer(kept) == fresh
+    assert set(kept._modules) == parsed, "a kept answer was computed again"
+
+
+def test_an_edit_anywhere_reads_another_cache_file_and_drops_the_old(tmp_path):
+    src = copy_src(tmp_path)
+    cache = tmp_path / "cache"
+    step = "ee.sweep"
+    before = CodePrints(src, cache=cache).of_step(step)
+    (old_file,) = cache.glob("codeprint-*.json")
+    edit_a_body(src / "embedlab" / "methods" / "elastic.py")  # a module that ee.sweep runs
+    after = CodePrints(src, cache=cache)
+    assert after.of_step(step) != before
+    assert after.of_step(step) == CodePrints(src).of_step(step)
+    (new_file,) = cache.glob("codeprint-*.json")
+    assert new_file != old_file
+
+
+def test_an_unreadable_cache_file_is_computed_afresh(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / f"codeprint-{CodePrints(SRC).sources_hash()}.json").write_text("{not json")
+    assert CodePrints(SRC, cache=cache).of_step("ee.sweep") == CodePrints(SRC).of_step("ee.sweep")
+    json_text = next(cache.glob("codeprint-*.json")).read_text()
+    assert json_text.startswith("{") and "ee.sweep" in json_text

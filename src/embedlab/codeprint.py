@@ -30,12 +30,21 @@ bytes: comments, docstrings and layout do not change it, so tidying code reruns 
 This file imports nothing from ``embedlab`` and only the standard library, so the workflow can
 load it at start without the package's dependencies (it also reads each step's settings fields
 from the code: :meth:`CodePrints.settings_spec`).
+
+Parsing the package is most of the workflow's start-up, and every Snakemake call (a dry run,
+a report, each test that runs the workflow) pays it. Given a ``cache`` folder, the answers are
+kept in one JSON file there, named by the hash of the bytes of every module of the package
+(this one included): an edit anywhere, even to a comment, names another file, so a kept answer
+is never read for sources other than those it was computed from.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import json
+import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -141,15 +150,63 @@ class CodePrints:
     the package however many rules ask.
     """
 
-    def __init__(self, src: str | Path):
+    def __init__(self, src: str | Path, cache: str | Path | None = None):
         self.src = Path(src)
         self.root = self.src / PACKAGE
         if not (self.root / "__init__.py").is_file():
             raise FileNotFoundError(f"{self.root}: no {PACKAGE} package (no __init__.py)")
         self._modules: dict[str, _Module] = {}
         self._steps: dict[str, str] | None = None
-        self._specs: dict[str, tuple[str, list[str], list[str]]] = {}
-        self._prints: dict[tuple[str, ...], str] = {}
+        # answers by key ("print", step, modules...) / ("spec", step), as JSON holds them
+        self._answers: dict[str, list] = {}
+        self._cache_file = None
+        if cache is not None:
+            self._cache_file = Path(cache) / f"codeprint-{self.sources_hash()}.json"
+            try:
+                self._answers = json.loads(self._cache_file.read_text(encoding="utf-8"))
+            except (OSError, ValueError):  # none yet, or unreadable: computed afresh
+                self._answers = {}
+
+    # --- the kept answers ----------------------------------------------------------------
+    def sources_hash(self) -> str:
+        """sha256 (16 hex digits) of the path and bytes of every module of the package."""
+        digest = hashlib.sha256()
+        for path in sorted(self.root.rglob("*.py")):
+            digest.update(f"{path.relative_to(self.src).as_posix()}\n".encode())
+            digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def _answer(self, key: tuple[str, ...], compute):
+        """The answer for ``key``: kept, or ``compute()`` kept (and written to the cache)."""
+        name = "\t".join(key)
+        if name not in self._answers:
+            self._answers[name] = compute()
+            self._save()
+        return self._answers[name]
+
+    def _save(self) -> None:
+        """Write the answers to the cache file (whole, by rename: a reader never sees half
+        of it) and remove the files of other sources. A folder that cannot be written keeps
+        no cache: the answers are computed again next time."""
+        if self._cache_file is None:
+            return
+        folder = self._cache_file.parent
+        tmp = None
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".codeprint-", suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(self._answers, fh)
+            os.replace(tmp, self._cache_file)
+            tmp = None
+            for old in folder.glob("codeprint-*.json"):
+                if old != self._cache_file:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            pass
+        finally:
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
 
     # --- modules -------------------------------------------------------------------------
     def _path(self, name: str) -> Path | None:
@@ -324,10 +381,9 @@ class CodePrints:
 
     def of_step(self, step: str, *modules: str) -> str:
         """The fingerprint (16 hex digits) of :meth:`step_parts`."""
-        key = (step, *modules)
-        if key not in self._prints:
-            self._prints[key] = _digest(self.step_parts(step, *modules))
-        return self._prints[key]
+        return self._answer(
+            ("print", step, *modules), lambda: _digest(self.step_parts(step, *modules))
+        )
 
     def settings_spec(self, step: str) -> tuple[str, list[str], list[str]]:
         """(config section, config fields, derived fields) of the settings class that
@@ -337,9 +393,10 @@ class CodePrints:
         no inheritance of fields), a field annotated ``Derived[...]`` being derived, and its
         ``section: ClassVar[str]`` the dotted config section it reads (default: the step's
         paper). A step without settings: (paper, [], [])."""
-        if step not in self._specs:
-            self._specs[step] = self._settings_spec(step)
-        return self._specs[step]
+        section, config, derived = self._answer(
+            ("spec", step), lambda: list(self._settings_spec(step))
+        )
+        return section, list(config), list(derived)
 
     def _settings_spec(self, step: str) -> tuple[str, list[str], list[str]]:
         home, function = self.step_home(step)

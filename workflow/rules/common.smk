@@ -23,10 +23,20 @@ SRC = Path(workflow.basedir, "src")
 SCHEMAS = Path(workflow.basedir, "workflow", "schemas")
 
 
+# safe_load's reading, with libyaml's parser where PyYAML has it (the schemas are read at every
+# start of the workflow)
+YAML_LOADER = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
+
+
+def read_yaml(text):
+    """YAML `text` (or an open file), as yaml.safe_load reads it."""
+    return yaml.load(text, Loader=YAML_LOADER)
+
+
 # the schemas' references to each other (`$ref: "own_datasets.schema.yaml"`), read from SCHEMAS
 SCHEMA_FILES = referencing.Registry(
     retrieve=lambda uri: referencing.jsonschema.DRAFT202012.create_resource(
-        yaml.safe_load((SCHEMAS / Path(uri).name).read_text())
+        read_yaml((SCHEMAS / Path(uri).name).read_text())
     )
 )
 
@@ -66,7 +76,7 @@ def validate(data, schema):
     errors name the key, where it is and the nearest valid key, in a few lines."""
     where = next((key for key, value in config.items() if value is data), "")
     problems = config_problems(
-        data, yaml.safe_load((SCHEMAS / Path(schema).name).read_text()), where
+        data, read_yaml((SCHEMAS / Path(schema).name).read_text()), where
     )
     if problems:
         shown = problems[:8] + (
@@ -100,7 +110,9 @@ def _load_codeprint():
     )
     codeprint = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(codeprint)
-    return codeprint.CodePrints(SRC)
+    # the fingerprints are kept beside the package's compiled files, named by the hash of its
+    # sources (codeprint.py: an edit anywhere computes them afresh)
+    return codeprint.CodePrints(SRC, cache=SRC / "embedlab" / "__pycache__")
 
 
 CODEPRINTS = _load_codeprint()
@@ -195,7 +207,7 @@ check_job_python()
 
 def load_registry(path):
     with open(path) as fh:
-        registry = yaml.safe_load(fh)
+        registry = read_yaml(fh)
     validate(registry, schema="../schemas/datasets.schema.yaml")
     return registry
 
