@@ -130,6 +130,20 @@ def step_code(step, *modules):
     return CODEPRINTS.of_step(step, *modules)
 
 
+def step_params(step, *modules, settings=None):
+    """The `params` that run workflow step `step` (`"ee.sweep"`) from its rule: the step,
+    the fingerprint of its code (`step_code`, with `modules` loaded by computed name; a
+    module may be a function of the wildcards) and its settings (`step_settings(...)`, or a
+    function of the wildcards; none: `{}`)."""
+    if any(callable(module) for module in modules):
+        code = lambda wc: step_code(
+            step, *(m(wc) if callable(m) else m for m in modules)
+        )
+    else:
+        code = step_code(step, *modules)
+    return dict(step=step, code=code, settings={} if settings is None else settings)
+
+
 def step_settings(step, dataset=None, **derived):
     """The settings that step `step` reads, for its rule's `params.settings`: of the config
     section its settings class names (its paper's by default), the value of each field, a

@@ -18,9 +18,7 @@ rule fetch_raw:
         mem_mb=500,
         runtime=30,
     params:
-        step="datasets.fetch",
-        code=step_code("datasets.fetch"),
-        settings=step_settings("datasets.fetch"),
+        **step_params("datasets.fetch", settings=step_settings("datasets.fetch")),
     script:
         STEP_SCRIPT
 
@@ -46,10 +44,12 @@ rule build_dataset:
         mem_mb=lambda wc: REGISTRY["datasets"][wc.dataset]["resources"]["mem_mb"],
         runtime=lambda wc: REGISTRY["datasets"][wc.dataset]["resources"]["runtime"],
     params:
-        step="datasets.build",
-        code=lambda wc: step_code("datasets.build", builder_module(wc.dataset)),
-        settings=lambda wc: step_settings(
-            "datasets.build", overrides=dataset_overrides(wc.dataset)
+        **step_params(
+            "datasets.build",
+            lambda wc: builder_module(wc.dataset),
+            settings=lambda wc: step_settings(
+                "datasets.build", overrides=dataset_overrides(wc.dataset)
+            ),
         ),
     script:
         STEP_SCRIPT
@@ -71,10 +71,11 @@ rule fetch_own_dataset:
         mem_mb=500,
         runtime=30,
     params:
-        step="datasets.fetch_own",
-        code=step_code("datasets.fetch_own"),
-        settings=lambda wc: step_settings(
-            "datasets.fetch_own", entry=OWN_DATASETS[wc.dataset]
+        **step_params(
+            "datasets.fetch_own",
+            settings=lambda wc: step_settings(
+                "datasets.fetch_own", entry=OWN_DATASETS[wc.dataset]
+            ),
         ),
     script:
         STEP_SCRIPT
@@ -100,10 +101,11 @@ rule build_own_dataset:
         mem_mb=4000,
         runtime=30,
     params:
-        step="datasets.build_own",
-        code=step_code("datasets.build_own"),
-        settings=lambda wc: step_settings(
-            "datasets.build_own", entry=OWN_DATASETS[wc.dataset]
+        **step_params(
+            "datasets.build_own",
+            settings=lambda wc: step_settings(
+                "datasets.build_own", entry=OWN_DATASETS[wc.dataset]
+            ),
         ),
     script:
         STEP_SCRIPT
@@ -152,8 +154,9 @@ rule dataset_summary:
         mem_mb=500,
         runtime=5,
     params:
-        step="report.datasets",
-        code=step_code("report.datasets"),
-        settings=lambda wc: step_settings("report.datasets", own=OWN_PLACES),
+        **step_params(
+            "report.datasets",
+            settings=lambda wc: step_settings("report.datasets", own=OWN_PLACES),
+        ),
     script:
         STEP_SCRIPT

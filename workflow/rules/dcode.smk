@@ -67,9 +67,7 @@ rule dcode_rank:
         mem_mb=3000,
         runtime=90,
     params:
-        step="dcode.rank",
-        code=step_code("dcode.rank"),
-        settings=step_settings("dcode.rank"),
+        **step_params("dcode.rank", settings=step_settings("dcode.rank")),
     script:
         STEP_SCRIPT
 
@@ -97,9 +95,7 @@ rule dcode_own_rank:
         mem_mb=3000,
         runtime=90,
     params:
-        step="dcode.own_rank",
-        code=step_code("dcode.own_rank"),
-        settings=step_settings("dcode.own_rank"),
+        **step_params("dcode.own_rank", settings=step_settings("dcode.own_rank")),
     script:
         STEP_SCRIPT
 
@@ -130,9 +126,10 @@ rule dcode_table:
         mem_mb=1000,
         runtime=5,
     params:
-        step="dcode.table",
-        code=step_code("dcode.table"),
-        settings=step_settings("dcode.table", left_out=left_out_reasons("dcode")),
+        **step_params(
+            "dcode.table",
+            settings=step_settings("dcode.table", left_out=left_out_reasons("dcode")),
+        ),
     script:
         STEP_SCRIPT
 
@@ -171,9 +168,10 @@ rule dcode_fig3:
         mem_mb=1000,
         runtime=10,
     params:
-        step="dcode.synthetic",
-        code=step_code("dcode.synthetic"),
-        settings=lambda wc: step_settings("dcode.synthetic", seed=DCODE["seed"]),
+        **step_params(
+            "dcode.synthetic",
+            settings=lambda wc: step_settings("dcode.synthetic", seed=DCODE["seed"]),
+        ),
     script:
         STEP_SCRIPT
 
@@ -200,9 +198,7 @@ rule dcode_fig3_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        step="dcode.synthetic_figure",
-        code=step_code("dcode.synthetic_figure"),
-        settings={},
+        **step_params("dcode.synthetic_figure"),
     script:
         STEP_SCRIPT
 
@@ -230,9 +226,10 @@ rule dcode_fig4:
         mem_mb=2000,
         runtime=10,
     params:
-        step="dcode.embedding",
-        code=step_code("dcode.embedding"),
-        settings=lambda wc: step_settings("dcode.embedding", seed=DCODE["seed"]),
+        **step_params(
+            "dcode.embedding",
+            settings=lambda wc: step_settings("dcode.embedding", seed=DCODE["seed"]),
+        ),
     script:
         STEP_SCRIPT
 
@@ -259,9 +256,7 @@ rule dcode_fig4_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        step="dcode.embedding_figure",
-        code=step_code("dcode.embedding_figure"),
-        settings={},
+        **step_params("dcode.embedding_figure"),
     script:
         STEP_SCRIPT
 
@@ -289,9 +284,10 @@ rule dcode_fig5:
         mem_mb=2000,
         runtime=10,
     params:
-        step="dcode.pairs",
-        code=step_code("dcode.pairs"),
-        settings=lambda wc: step_settings("dcode.pairs", seed=DCODE["seed"]),
+        **step_params(
+            "dcode.pairs",
+            settings=lambda wc: step_settings("dcode.pairs", seed=DCODE["seed"]),
+        ),
     script:
         STEP_SCRIPT
 
@@ -318,9 +314,7 @@ rule dcode_fig5_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        step="dcode.pairs_figure",
-        code=step_code("dcode.pairs_figure"),
-        settings={},
+        **step_params("dcode.pairs_figure"),
     script:
         STEP_SCRIPT
 
@@ -350,9 +344,10 @@ rule dcode_own_map:
         mem_mb=2000,
         runtime=10,
     params:
-        step="dcode.own_map",
-        code=step_code("dcode.own_map"),
-        settings=lambda wc: step_settings("dcode.own_map", seed=DCODE["seed"]),
+        **step_params(
+            "dcode.own_map",
+            settings=lambda wc: step_settings("dcode.own_map", seed=DCODE["seed"]),
+        ),
     script:
         STEP_SCRIPT
 
@@ -381,8 +376,6 @@ rule dcode_own_map_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        step="dcode.own_map_figure",
-        code=step_code("dcode.own_map_figure"),
-        settings={},
+        **step_params("dcode.own_map_figure"),
     script:
         STEP_SCRIPT

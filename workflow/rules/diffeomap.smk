@@ -59,9 +59,10 @@ rule diffeomap_fit:
         mem_mb=8000,
         runtime=600,
     params:
-        step="diffeomap.fit",
-        code=step_code("diffeomap.fit"),
-        settings=lambda wc: step_settings("diffeomap.fit", **diffeomap_fit(wc)),
+        **step_params(
+            "diffeomap.fit",
+            settings=lambda wc: step_settings("diffeomap.fit", **diffeomap_fit(wc)),
+        ),
     script:
         STEP_SCRIPT
 
@@ -100,9 +101,7 @@ rule diffeomap_full_set:
         mem_mb=2000,
         runtime=10,
     params:
-        step="diffeomap.gather",
-        code=step_code("diffeomap.gather"),
-        settings={},
+        **step_params("diffeomap.gather"),
     script:
         STEP_SCRIPT
 
@@ -124,9 +123,12 @@ rule diffeomap_baselines:
         mem_mb=8000,
         runtime=60,
     params:
-        step="diffeomap.baselines",
-        code=step_code("diffeomap.baselines"),
-        settings=lambda wc: step_settings("diffeomap.baselines", **diffeomap_data(wc)),
+        **step_params(
+            "diffeomap.baselines",
+            settings=lambda wc: step_settings(
+                "diffeomap.baselines", **diffeomap_data(wc)
+            ),
+        ),
     script:
         STEP_SCRIPT
 
@@ -148,10 +150,14 @@ rule diffeomap_gplvm:
         mem_mb=4000,
         runtime=60,
     params:
-        step="diffeomap.gplvm",
-        code=step_code("diffeomap.gplvm"),
-        settings=lambda wc: step_settings(
-            "diffeomap.gplvm", wc.dataset, seed=DIFFEOMAP["seed"], **diffeomap_data(wc)
+        **step_params(
+            "diffeomap.gplvm",
+            settings=lambda wc: step_settings(
+                "diffeomap.gplvm",
+                wc.dataset,
+                seed=DIFFEOMAP["seed"],
+                **diffeomap_data(wc),
+            ),
         ),
     script:
         STEP_SCRIPT
@@ -165,13 +171,14 @@ use rule diffeomap_gplvm as diffeomap_bc_gplvm with:
     benchmark:
         "logs/benchmarks/diffeomap_bc_gplvm/diffeomap/{dataset}/bc_gplvm.tsv"
     params:
-        step="diffeomap.bc_gplvm",
-        code=step_code("diffeomap.bc_gplvm"),
-        settings=lambda wc: step_settings(
+        **step_params(
             "diffeomap.bc_gplvm",
-            wc.dataset,
-            seed=DIFFEOMAP["seed"],
-            **diffeomap_data(wc),
+            settings=lambda wc: step_settings(
+                "diffeomap.bc_gplvm",
+                wc.dataset,
+                seed=DIFFEOMAP["seed"],
+                **diffeomap_data(wc),
+            ),
         ),
 
 
@@ -204,9 +211,10 @@ rule diffeomap_table:
         mem_mb=1000,
         runtime=10,
     params:
-        step="diffeomap.table",
-        code=step_code("diffeomap.table"),
-        settings=step_settings("diffeomap.table", left_out=DIFFEOMAP_LEFT_OUT),
+        **step_params(
+            "diffeomap.table",
+            settings=step_settings("diffeomap.table", left_out=DIFFEOMAP_LEFT_OUT),
+        ),
     script:
         STEP_SCRIPT
 
@@ -233,9 +241,12 @@ rule diffeomap_author_sets:
         mem_mb=4000,
         runtime=10,
     params:
-        step="diffeomap.author_sets",
-        code=step_code("diffeomap.author_sets"),
-        settings=step_settings("diffeomap.author_sets", pca_dims=DIFFEOMAP_NIPS_PCA),
+        **step_params(
+            "diffeomap.author_sets",
+            settings=step_settings(
+                "diffeomap.author_sets", pca_dims=DIFFEOMAP_NIPS_PCA
+            ),
+        ),
     script:
         STEP_SCRIPT
 
@@ -271,8 +282,6 @@ rule diffeomap_figure:
         mem_mb=2000,
         runtime=10,
     params:
-        step="diffeomap.figure",
-        code=step_code("diffeomap.figure"),
-        settings={},
+        **step_params("diffeomap.figure"),
     script:
         STEP_SCRIPT

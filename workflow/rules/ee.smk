@@ -44,9 +44,9 @@ rule ee_sweep:
         mem_mb=6000,
         runtime=120,
     params:
-        step="ee.sweep",
-        code=step_code("ee.sweep"),
-        settings=lambda wc: step_settings("ee.sweep", wc.dataset),
+        **step_params(
+            "ee.sweep", settings=lambda wc: step_settings("ee.sweep", wc.dataset)
+        ),
     script:
         STEP_SCRIPT
 
@@ -73,9 +73,10 @@ rule ee_table:
         mem_mb=1000,
         runtime=5,
     params:
-        step="ee.table",
-        code=step_code("ee.table"),
-        settings=step_settings("ee.table", left_out=left_out_reasons("ee")),
+        **step_params(
+            "ee.table",
+            settings=step_settings("ee.table", left_out=left_out_reasons("ee")),
+        ),
     script:
         STEP_SCRIPT
 
@@ -104,9 +105,7 @@ rule ee_figure:
         mem_mb=2000,
         runtime=5,
     params:
-        step="ee.figure",
-        code=step_code("ee.figure"),
-        settings={},
+        **step_params("ee.figure"),
     script:
         STEP_SCRIPT
 
@@ -135,9 +134,7 @@ rule ee_homotopy:
         mem_mb=2000,
         runtime=60,
     params:
-        step="ee.homotopy",
-        code=step_code("ee.homotopy"),
-        settings=step_settings("ee.homotopy"),
+        **step_params("ee.homotopy", settings=step_settings("ee.homotopy")),
     script:
         STEP_SCRIPT
 
@@ -166,8 +163,6 @@ rule ee_homotopy_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        step="ee.homotopy_figure",
-        code=step_code("ee.homotopy_figure"),
-        settings={},
+        **step_params("ee.homotopy_figure"),
     script:
         STEP_SCRIPT

@@ -31,9 +31,7 @@ rule paper_summary:
         mem_mb=500,
         runtime=5,
     params:
-        step="report.papers",
-        code=step_code("report.papers"),
-        settings={},
+        **step_params("report.papers"),
     script:
         STEP_SCRIPT
 
@@ -63,9 +61,10 @@ rule timings:
         mem_mb=500,
         runtime=5,
     params:
-        step="report.timings",
-        code=step_code("report.timings"),
-        settings=step_settings("report.timings", benchmarks="logs/benchmarks"),
+        **step_params(
+            "report.timings",
+            settings=step_settings("report.timings", benchmarks="logs/benchmarks"),
+        ),
     script:
         STEP_SCRIPT
 
@@ -99,8 +98,6 @@ for table in REPORT_TABLES:
             mem_mb=500,
             runtime=5,
         params:
-            step="report.page",
-            code=step_code("report.page"),
-            settings=page_settings(table),
+            **step_params("report.page", settings=page_settings(table)),
         script:
             STEP_SCRIPT

@@ -35,9 +35,7 @@ rule scale_affinities:
         mem_mb=4000,
         runtime=60,
     params:
-        step="scale.affinities",
-        code=step_code("scale.affinities"),
-        settings=step_settings("scale.affinities"),
+        **step_params("scale.affinities", settings=step_settings("scale.affinities")),
     script:
         STEP_SCRIPT
 
@@ -61,10 +59,11 @@ rule scale_embed:
         mem_mb=4000,
         runtime=600,
     params:
-        step="scale.embed",
-        code=step_code("scale.embed"),
-        settings=lambda wc: step_settings(
-            "scale.embed", repulsion=SCALE["repulsion"][wc.method]
+        **step_params(
+            "scale.embed",
+            settings=lambda wc: step_settings(
+                "scale.embed", repulsion=SCALE["repulsion"][wc.method]
+            ),
         ),
     script:
         STEP_SCRIPT
@@ -94,9 +93,7 @@ rule scale_table:
         mem_mb=4000,
         runtime=60,
     params:
-        step="scale.table",
-        code=step_code("scale.table"),
-        settings={},
+        **step_params("scale.table"),
     script:
         STEP_SCRIPT
 
@@ -126,8 +123,6 @@ rule scale_figure:
         mem_mb=3000,
         runtime=10,
     params:
-        step="scale.figure",
-        code=step_code("scale.figure"),
-        settings={},
+        **step_params("scale.figure"),
     script:
         STEP_SCRIPT

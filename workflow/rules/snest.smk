@@ -44,10 +44,11 @@ rule snest_embed:
         mem_mb=4000,
         runtime=600,
     params:
-        step="snest.embed",
-        code=step_code("snest.embed"),
-        settings=lambda wc: step_settings(
-            "snest.embed", wc.dataset, grid=snest_grid(wc.dataset, wc.cell)
+        **step_params(
+            "snest.embed",
+            settings=lambda wc: step_settings(
+                "snest.embed", wc.dataset, grid=snest_grid(wc.dataset, wc.cell)
+            ),
         ),
     script:
         STEP_SCRIPT
@@ -77,9 +78,10 @@ rule snest_table:
         mem_mb=1000,
         runtime=10,
     params:
-        step="snest.table",
-        code=step_code("snest.table"),
-        settings=step_settings("snest.table", left_out=left_out_reasons("snest")),
+        **step_params(
+            "snest.table",
+            settings=step_settings("snest.table", left_out=left_out_reasons("snest")),
+        ),
     script:
         STEP_SCRIPT
 
@@ -109,9 +111,7 @@ rule snest_figure:
         mem_mb=2000,
         runtime=10,
     params:
-        step="snest.figure",
-        code=step_code("snest.figure"),
-        settings={},
+        **step_params("snest.figure"),
     script:
         STEP_SCRIPT
 
@@ -136,8 +136,6 @@ rule snest_kernel_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        step="snest.kernel_figure",
-        code=step_code("snest.kernel_figure"),
-        settings={},
+        **step_params("snest.kernel_figure"),
     script:
         STEP_SCRIPT

@@ -100,9 +100,10 @@ rule tste_search:
         mem_mb=4000,
         runtime=120,
     params:
-        step="tste.search",
-        code=step_code("tste.search"),
-        settings=lambda wc: step_settings("tste.search", **tste_paper_job(wc)),
+        **step_params(
+            "tste.search",
+            settings=lambda wc: step_settings("tste.search", **tste_paper_job(wc)),
+        ),
     script:
         STEP_SCRIPT
 
@@ -133,9 +134,10 @@ rule tste_part:
         mem_mb=4000,
         runtime=120,
     params:
-        step="tste.fold",
-        code=step_code("tste.fold"),
-        settings=lambda wc: step_settings("tste.fold", **tste_paper_job(wc)),
+        **step_params(
+            "tste.fold",
+            settings=lambda wc: step_settings("tste.fold", **tste_paper_job(wc)),
+        ),
     script:
         STEP_SCRIPT
 
@@ -158,9 +160,12 @@ use rule tste_search as tste_authors_search with:
         mem_mb=2000,
         runtime=120,
     params:
-        step="tste.authors_search",
-        code=step_code("tste.authors_search"),
-        settings=lambda wc: step_settings("tste.authors_search", **tste_authors_job(wc)),
+        **step_params(
+            "tste.authors_search",
+            settings=lambda wc: step_settings(
+                "tste.authors_search", **tste_authors_job(wc)
+            ),
+        ),
 
 
 # The authors' Fig. 2 protocol for one (dataset, method), one part: the 1-NN fits (nn) or one
@@ -180,9 +185,12 @@ use rule tste_part as tste_authors_part with:
         mem_mb=2000,
         runtime=120,
     params:
-        step="tste.authors_part",
-        code=step_code("tste.authors_part"),
-        settings=lambda wc: step_settings("tste.authors_part", **tste_authors_job(wc)),
+        **step_params(
+            "tste.authors_part",
+            settings=lambda wc: step_settings(
+                "tste.authors_part", **tste_authors_job(wc)
+            ),
+        ),
 
 
 rule tste_authors_merge:
@@ -206,9 +214,7 @@ rule tste_authors_merge:
         mem_mb=1000,
         runtime=5,
     params:
-        step="tste.merge",
-        code=step_code("tste.merge"),
-        settings={},
+        **step_params("tste.merge"),
     script:
         STEP_SCRIPT
 
@@ -241,9 +247,7 @@ rule tste_table:
         mem_mb=1000,
         runtime=5,
     params:
-        step="tste.table",
-        code=step_code("tste.table"),
-        settings={},
+        **step_params("tste.table"),
     script:
         STEP_SCRIPT
 
@@ -277,9 +281,10 @@ rule tste_claims:
         mem_mb=1000,
         runtime=5,
     params:
-        step="tste.claims",
-        code=step_code("tste.claims"),
-        settings=step_settings("tste.claims", left_out=left_out_reasons("tste")),
+        **step_params(
+            "tste.claims",
+            settings=step_settings("tste.claims", left_out=left_out_reasons("tste")),
+        ),
     script:
         STEP_SCRIPT
 
@@ -305,9 +310,10 @@ rule tste_map:
         mem_mb=4000,
         runtime=120,
     params:
-        step="tste.embedding",
-        code=step_code("tste.embedding"),
-        settings=lambda wc: step_settings("tste.embedding", **tste_map_job(wc)),
+        **step_params(
+            "tste.embedding",
+            settings=lambda wc: step_settings("tste.embedding", **tste_map_job(wc)),
+        ),
     script:
         STEP_SCRIPT
 
@@ -340,8 +346,6 @@ rule tste_figure:
         mem_mb=2000,
         runtime=10,
     params:
-        step="tste.figure",
-        code=step_code("tste.figure"),
-        settings={},
+        **step_params("tste.figure"),
     script:
         STEP_SCRIPT
