@@ -272,7 +272,10 @@ def _every_answer(prints: CodePrints) -> dict[str, object]:
 def test_kept_answers_equal_fresh_ones_and_are_read_without_parsing(tmp_path):
     fresh = _every_answer(CodePrints(SRC))
     cache = tmp_path / "cache"
-    assert _every_answer(CodePrints(SRC, cache=cache)) == fresh
+    computing = CodePrints(SRC, cache=cache)
+    assert _every_answer(computing) == fresh
+    assert not cache.exists(), "the cache is written once, by save() or at exit"
+    computing.save()
     (kept_file,) = cache.glob("codeprint-*.json")
     assert kept_file.name == f"codeprint-{CodePrints(SRC).sources_hash()}.json"
     kept = CodePrints(SRC, cache=cache)
@@ -286,12 +289,15 @@ def test_an_edit_anywhere_reads_another_cache_file_and_drops_the_old(tmp_path):
     src = copy_src(tmp_path)
     cache = tmp_path / "cache"
     step = "ee.sweep"
-    before = CodePrints(src, cache=cache).of_step(step)
+    first = CodePrints(src, cache=cache)
+    before = first.of_step(step)
+    first.save()
     (old_file,) = cache.glob("codeprint-*.json")
     edit_a_body(src / "embedlab" / "methods" / "elastic.py")  # a module that ee.sweep runs
     after = CodePrints(src, cache=cache)
     assert after.of_step(step) != before
     assert after.of_step(step) == CodePrints(src).of_step(step)
+    after.save()
     (new_file,) = cache.glob("codeprint-*.json")
     assert new_file != old_file
 
@@ -300,6 +306,8 @@ def test_an_unreadable_cache_file_is_computed_afresh(tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
     (cache / f"codeprint-{CodePrints(SRC).sources_hash()}.json").write_text("{not json")
-    assert CodePrints(SRC, cache=cache).of_step("ee.sweep") == CodePrints(SRC).of_step("ee.sweep")
+    recovered = CodePrints(SRC, cache=cache)
+    assert recovered.of_step("ee.sweep") == CodePrints(SRC).of_step("ee.sweep")
+    recovered.save()
     json_text = next(cache.glob("codeprint-*.json")).read_text()
     assert json_text.startswith("{") and "ee.sweep" in json_text

@@ -35,12 +35,14 @@ Parsing the package is most of the workflow's start-up, and every Snakemake call
 a report, each test that runs the workflow) pays it. Given a ``cache`` folder, the answers are
 kept in one JSON file there, named by the hash of the bytes of every module of the package
 (this one included): an edit anywhere, even to a comment, names another file, so a kept answer
-is never read for sources other than those it was computed from.
+is never read for sources other than those it was computed from. The file is written once,
+by :meth:`CodePrints.save` or at the process's exit, with every answer computed by then.
 """
 
 from __future__ import annotations
 
 import ast
+import atexit
 import hashlib
 import json
 import os
@@ -159,6 +161,7 @@ class CodePrints:
         self._steps: dict[str, str] | None = None
         # answers by key ("print", step, modules...) / ("spec", step), as JSON holds them
         self._answers: dict[str, list] = {}
+        self._unsaved = False  # answers computed since the cache file was read or written
         self._cache_file = None
         if cache is not None:
             self._cache_file = Path(cache) / f"codeprint-{self.sources_hash()}.json"
@@ -166,6 +169,7 @@ class CodePrints:
                 self._answers = json.loads(self._cache_file.read_text(encoding="utf-8"))
             except (OSError, ValueError):  # none yet, or unreadable: computed afresh
                 self._answers = {}
+            atexit.register(self.save)
 
     # --- the kept answers ----------------------------------------------------------------
     def sources_hash(self) -> str:
@@ -177,18 +181,19 @@ class CodePrints:
         return digest.hexdigest()[:16]
 
     def _answer(self, key: tuple[str, ...], compute):
-        """The answer for ``key``: kept, or ``compute()`` kept (and written to the cache)."""
+        """The answer for ``key``: kept, or ``compute()`` kept."""
         name = "\t".join(key)
         if name not in self._answers:
             self._answers[name] = compute()
-            self._save()
+            self._unsaved = True
         return self._answers[name]
 
-    def _save(self) -> None:
-        """Write the answers to the cache file (whole, by rename: a reader never sees half
-        of it) and remove the files of other sources. A folder that cannot be written keeps
-        no cache: the answers are computed again next time."""
-        if self._cache_file is None:
+    def save(self) -> None:
+        """Write the answers to the cache file, if any were computed since it was read
+        (whole, by rename: a reader never sees half of it), and remove the files of other
+        sources. A folder that cannot be written keeps no cache: the answers are computed
+        again next time."""
+        if self._cache_file is None or not self._unsaved:
             return
         folder = self._cache_file.parent
         tmp = None
@@ -199,6 +204,7 @@ class CodePrints:
                 json.dump(self._answers, fh)
             os.replace(tmp, self._cache_file)
             tmp = None
+            self._unsaved = False
             for old in folder.glob("codeprint-*.json"):
                 if old != self._cache_file:
                     old.unlink(missing_ok=True)
