@@ -45,7 +45,7 @@ def test_the_jobs_get_their_dataset_and_methods_entries(quick_jobs):
         (j["wildcards"]["dataset"], j["wildcards"]["method"]): j["settings"]["nn_training"]
         for j in _of(quick_jobs, "tste_authors_part", reading="tste_authors", part="nn")
     }
-    assert nn[("music", "CKL-X")] == "first" and nn[("music", "STE-K")] == "all"
+    assert nn[("music", "CKL-X")] == "first" and nn[("music", "GNMDS-K")] == "all"
     assert nn[("mnist_triplets_1k_authors", "t-STE-X")] == "first"
     maps = {
         (j["wildcards"]["maps"], j["wildcards"]["dataset"], j["wildcards"]["method"]): {
@@ -56,10 +56,10 @@ def test_the_jobs_get_their_dataset_and_methods_entries(quick_jobs):
     assert maps[("tste", "music", "t-STE-X")] == {
         "protocol": "paper_text", "max_iter": 300, "max_triplets": None, "solver": {},
     }  # fmt: skip
-    assert maps[("tste", "mnist_triplets_5k_authors", "CKL-X")] == {
-        "protocol": "authors_code", "max_iter": 100, "max_triplets": 100000, "solver": {},
+    assert maps[("tste", "mnist_triplets_1k_authors", "CKL-X")] == {
+        "protocol": "authors_code", "max_iter": 100, "max_triplets": None, "solver": {},
     }  # fmt: skip
-    assert maps[("tste_authors_figure", "mnist_triplets_5k_authors", "t-STE-X")]["solver"] == {
+    assert maps[("tste_authors_figure", "mnist_triplets_1k_authors", "t-STE-X")]["solver"] == {
         "alpha": 1,
         "use_log": False,
     }
