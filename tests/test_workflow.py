@@ -299,8 +299,8 @@ def test_tste_runs_both_protocols(configfile, dry_run):
         for d in authors["datasets"]
         for m in authors.get("methods_by_dataset", {}).get(d, authors["methods"])
     )
-    grid = authors["grids"]["music"]["STE-K"]["lam"]
-    music = {"reading": "tste_authors", "dataset": "music", "method": "STE-K"}
+    grid = authors["grids"]["music"]["GNMDS-K"]["mu"]
+    music = {"reading": "tste_authors", "dataset": "music", "method": "GNMDS-K"}
     assert len(_tste_jobs(out, "tste_authors_search", **music)) == len(grid)
     for part in _tste_jobs(out, "tste_authors_part", **music):
         assert len([f for f in part["input"] if "/search/" in f]) == len(grid)
