@@ -218,6 +218,9 @@ def test_the_critical_path_of_a_run_from_snakemakes_own_dry_run(tmp_path, monkey
     assert path[["rule", "job"]].values.tolist() == [["a", "a"], ["c", "c/1"], ["d", "d"]]
     assert path["cumulative_s"].tolist() == [1.0, 11.0, 12.0]
     text = (tmp_path / "results" / "timings.md").read_text()
+    sums = pd.read_csv(f"{table}.csv").set_index(["paper", "rule"])
+    assert sums.loc[("all", "(all)"), "jobs"] == 5 and sums.loc[("all", "(all)"), "cpu_s"] == 17
+    assert "0 benchmark files of other jobs" in text
     assert "## Critical path" in text and "**12.0 s (0.2 min)**, 3 of the DAG's 6 jobs" in text
     assert "**1 of the DAG's jobs without a benchmark file**" in text
     assert "0 of them on the path" in text
@@ -234,3 +237,36 @@ def test_without_a_dry_run_the_table_says_how_to_get_the_critical_path(tmp_path)
 def test_a_dry_run_of_another_configuration_fails(tmp_path):
     with pytest.raises(ValueError, match="none of the 2 jobs"):
         timings.run_critical_path(DRY_RUN, root=tmp_path)
+
+
+def test_with_a_dry_run_the_sums_leave_out_the_files_of_jobs_outside_its_dag(tmp_path):
+    """A folder also holds the benchmark files of another configuration's jobs (the quick run
+    writes the same folders) and of removed rules: with the run's dry run, only its DAG's jobs
+    are summed, and the title counts the others; with no file of the DAG it fails."""
+    folder = tmp_path / "logs" / "benchmarks"
+    _bench(folder, "snest_embed", "snest/school/sne-2", 100.0, 90.0, 300.0, end=1100)
+    _bench(folder, "tste_table", "tste/table_music", 2.0, 1.0, 80.0, end=1200)
+    _bench(folder, "snest_embed", "snest/school/sne-9", 500.0, 400.0, 300.0, end=1000)
+    _bench(folder, "gone_rule", "x", 70.0, 60.0, 80.0, end=1000)
+    dry_run = tmp_path / "dry_run.txt"
+    dry_run.write_text(
+        "rule snest_embed:\n    jobid: 1\n"
+        "    benchmark: logs/benchmarks/snest_embed/snest/school/sne-2.tsv\n\n"
+        "rule tste_table:\n    jobid: 2\n"
+        "    benchmark: logs/benchmarks/tste_table/tste/table_music.tsv\n"
+    )
+    before = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        table = timings.write_timings(folder, tmp_path / "t.csv", tmp_path / "t.md", dry_run)
+        everything = timings.write_timings(folder, tmp_path / "a.csv", tmp_path / "a.md")
+        other = tmp_path / "other.txt"
+        other.write_text(dry_run.read_text().replace("sne-2", "sne-5").replace("music", "x"))
+        with pytest.raises(ValueError, match="none of the 2 jobs of the dry run"):
+            timings.write_timings(folder, tmp_path / "o.csv", tmp_path / "o.md", other)
+    finally:
+        os.chdir(before)
+    total = table.set_index(["paper", "rule"]).loc[("all", "(all)")]
+    assert (total["jobs"], total["cpu_s"], total["wall_s"]) == (2, 91.0, 102.0)
+    assert everything.set_index(["paper", "rule"]).loc[("all", "(all)"), "jobs"] == 4
+    assert "2 benchmark files of other jobs" in (tmp_path / "t.md").read_text()

@@ -66,12 +66,15 @@ def read_benchmark(path: str | Path) -> dict:
 
 
 def read_benchmarks(folder: str | Path) -> pd.DataFrame:
-    """One row per benchmark file: rule, paper, wall and CPU seconds, max RSS, end time."""
+    """One row per benchmark file: rule, paper, wall and CPU seconds, max RSS, end time and
+    the file's path (under ``folder`` as given)."""
     folder = Path(folder)
     rows = []
     for path in sorted(folder.rglob("*.tsv")):
         rule = path.relative_to(folder).parts[0]
-        rows.append({"rule": rule, "paper": paper_of(rule), **read_benchmark(path)})
+        rows.append(
+            {"rule": rule, "paper": paper_of(rule), **read_benchmark(path), "path": str(path)}
+        )
     if not rows:
         raise ValueError(f"{folder}: no benchmark files (run the workflow first)")
     return pd.DataFrame(rows)
@@ -351,6 +354,23 @@ NO_CRITICAL_PATH = (
 )
 
 
+def jobs_of_dag(jobs: pd.DataFrame, dry_run: str, root: str | Path = ".") -> pd.DataFrame:
+    """The rows of :func:`read_benchmarks` whose file is the benchmark of a job of the DAG in
+    ``dry_run`` (:func:`parse_dry_run`; its paths relative to ``root``, the workflow's
+    directory). A folder of benchmark files also holds those of jobs outside that DAG: another
+    configuration's (the quick run writes the same folders), a job since removed from the
+    workflow; they are not this run's time. Raises ValueError when no file is of the DAG."""
+    dag = parse_dry_run(dry_run)["benchmark"].dropna()
+    planned = {Path(root, b).resolve() for b in dag}
+    inside = jobs[[Path(p).resolve() in planned for p in jobs["path"]]]
+    if inside.empty:
+        raise ValueError(
+            f"none of the {len(dag)} jobs of the dry run has one of the {len(jobs)} benchmark "
+            "files (another configuration, or not run yet)"
+        )
+    return inside
+
+
 def write_timings(
     folder: str | Path,
     csv: str | Path,
@@ -362,14 +382,24 @@ def write_timings(
     total CPU hours and its critical path (:func:`run_critical_path` of the file ``dry_run``,
     Snakemake's ``--dry-run --forceall`` output for the run's config files, whose paths are
     relative to the working directory; without it, a line saying how to get it). The critical
-    path's jobs go to ``critical_path_csv`` when given."""
+    path's jobs go to ``critical_path_csv`` when given. With ``dry_run``, every sum is over
+    the DAG's jobs only (:func:`jobs_of_dag`) and the title counts the files of other jobs
+    left out; without it, over every file in ``folder``."""
     jobs = read_benchmarks(folder)
+    scope = ""
+    if dry_run is not None:
+        found = len(jobs)
+        jobs = jobs_of_dag(jobs, Path(dry_run).read_text())
+        scope = (
+            f" (the jobs of the configuration's DAG; {found - len(jobs)} benchmark files of "
+            "other jobs, another configuration's or a removed rule's, left out)"
+        )
     table, run = timings_table(jobs)
     title = (
-        f"Timings of the last run ({folder}): {run['jobs']} jobs; from the first job's start "
-        f"to the last one's end {run['span_s']} s ({run['span_s'] / 3600:.2f} h), on average "
-        f"{run['busy_cores']} cores busy (CPU seconds / span). wall_s sums the jobs' wall "
-        "times (serial); cpu_per_wall > 1: a job used several cores"
+        f"Timings of the last run ({folder}){scope}: {run['jobs']} jobs; from the first job's "
+        f"start to the last one's end {run['span_s']} s ({run['span_s'] / 3600:.2f} h), on "
+        f"average {run['busy_cores']} cores busy (CPU seconds / span). wall_s sums the jobs' "
+        "wall times (serial); cpu_per_wall > 1: a job used several cores"
     )
     parts = parts_run_in_one_go(jobs)
     cpu_h = float(jobs["cpu_s"].sum()) / 3600
