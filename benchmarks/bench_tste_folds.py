@@ -7,9 +7,14 @@ over a prefix of the folds a full run already holds: this script recomputes them
 metric files of a finished run, without fitting anything, and prints per (protocol, dataset,
 method) the seconds its fold fits took (the metric rows' wall seconds, summed), the share a prefix
 of N folds keeps, and the largest change of a Fig. 2 value (mean over folds, any dimension)
-that the prefix causes; then whether any verdict of the claims tables changes.
+that the prefix causes; then whether any verdict of the claims tables changes. With
+``--benchmarks`` (the run's ``logs/benchmarks``), also the CPU seconds of the fold jobs (their
+benchmark files: the fits, their start-up and their errors), all and kept, and per dataset the
+CPU seconds a prefix saves, over every reading whose fold jobs are there (the authors_figure
+reading's refits included).
 
     python benchmarks/bench_tste_folds.py --results results --folds 3 5
+    python benchmarks/bench_tste_folds.py --results results --benchmarks logs/benchmarks --folds 5
 """
 
 from __future__ import annotations
@@ -24,8 +29,28 @@ import pandas as pd
 from embedlab.experiments.tste.claims import claims_table
 from embedlab.experiments.tste.fig2 import fig2_table
 from embedlab.experiments.tste.protocol import METHOD_ORDER
+from embedlab.timings import read_benchmark
 
 PROTOCOLS = {"paper_text": "tste", "authors_code": "tste_authors"}
+#: the fold jobs' benchmark folders (under logs/benchmarks): rule / reading
+FOLD_JOBS = [
+    ("tste_part", "tste"),
+    ("tste_authors_part", "tste_authors"),
+    ("tste_authors_part", "tste_authors_figure"),
+]
+
+
+def fold_cpu(benchmarks: Path) -> pd.DataFrame:
+    """One row per fold job's benchmark file: rule, reading, dataset, method, fold, cpu_s."""
+    rows = []
+    for rule, reading in FOLD_JOBS:
+        for path in sorted((benchmarks / rule / reading).glob("*/*/fold*.tsv")):
+            dataset, method = path.parent.parent.name, path.parent.name
+            fold = int(path.stem.removeprefix("fold"))
+            cpu = read_benchmark(path)["cpu_s"]
+            rows.append({"rule": rule, "reading": reading, "dataset": dataset,
+                         "method": method, "fold": fold, "cpu_s": cpu})  # fmt: skip
+    return pd.DataFrame(rows, columns=["rule", "reading", "dataset", "method", "fold", "cpu_s"])
 
 
 def metric_files(results: Path, folder: str) -> dict[str, list[Path]]:
@@ -64,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--results", type=Path, default=Path("results"))
     p.add_argument("--folds", type=int, nargs="+", default=[3, 5])
     p.add_argument("--paper", type=Path, default=Path("config/paper_values/tste_claims.csv"))
+    p.add_argument("--benchmarks", type=Path, help="the run's logs/benchmarks: CPU seconds")
     args = p.parse_args(argv)
+    cpu = fold_cpu(args.benchmarks) if args.benchmarks else None
 
     rows, verdicts = [], []
     for protocol, folder in PROTOCOLS.items():
@@ -84,18 +111,22 @@ def main(argv: list[str] | None = None) -> int:
                         cols = [c for c in cols if not c.endswith("tied")]
                         diff = (short[cols] - full[cols]).abs().max()
                         folds = df[df["fold"] >= 0]
-                        rows.append(
-                            {
-                                "protocol": protocol,
-                                "dataset": dataset,
-                                "method": method,
-                                "folds": n,
-                                "fit_s": round(float(folds["seconds"].sum())),
-                                "keep": k,
-                                "fit_s_kept": round(float(prefix(folds, k)["seconds"].sum())),
-                                **{f"max_change {c.split(' ', 1)[1]}": diff[c] for c in cols},
-                            }
-                        )
+                        row = {
+                            "protocol": protocol,
+                            "dataset": dataset,
+                            "method": method,
+                            "folds": n,
+                            "fit_s": round(float(folds["seconds"].sum())),
+                            "keep": k,
+                            "fit_s_kept": round(float(prefix(folds, k)["seconds"].sum())),
+                        }
+                        if cpu is not None:
+                            jobs = cpu[(cpu["reading"] == folder) & (cpu["dataset"] == dataset)
+                                       & (cpu["method"] == method)]  # fmt: skip
+                            row["cpu_s"] = round(float(jobs["cpu_s"].sum()))
+                            row["cpu_s_kept"] = round(float(prefix(jobs, k)["cpu_s"].sum()))
+                        row.update({f"max_change {c.split(' ', 1)[1]}": diff[c] for c in cols})
+                        rows.append(row)
         missing = {
             d: len(METHOD_ORDER) - len(f)
             for d, f in by_dataset.items()
@@ -120,6 +151,15 @@ def main(argv: list[str] | None = None) -> int:
     print(table.round(4).to_string(index=False))
     for protocol, k, changed, total in verdicts:
         print(f"{protocol}: {changed} of {total} claim verdicts change with the first {k} folds")
+    if cpu is not None:
+        for dataset, jobs in cpu.groupby("dataset"):
+            for k in args.folds:
+                saved = float(jobs.loc[jobs["fold"] >= k, "cpu_s"].sum())
+                readings = ", ".join(sorted(jobs["reading"].unique()))
+                print(
+                    f"{dataset}: the first {k} folds save {saved:.0f} of "
+                    f"{jobs['cpu_s'].sum():.0f} CPU s of fold jobs ({readings})"
+                )
     incomplete = table[table["folds"] < table["folds"].max()]
     if len(incomplete):
         names = sorted(set(incomplete["method"] + "/" + incomplete["dataset"]))

@@ -137,12 +137,24 @@ def test_folds_replay_reads_metric_files(tmp_path):
             for method in METHOD_ORDER:
                 rows = _metric_rows(dataset, method, folder == "tste_authors", rng)
                 rows.to_csv(target / f"{method}.csv", index=False)
+    # the benchmark files of music's fold jobs, CPU seconds 10 + fold
+    bench = tmp_path / "benchmarks"
+    for rule, reading in [("tste_part", "tste"), ("tste_authors_part", "tste_authors")]:
+        for fold in range(4):
+            path = bench / rule / reading / "music" / "CKL-X" / f"fold{fold}.tsv"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("s\tcpu_time\tmax_rss\n1.0\t" + f"{10 + fold}\t5.0\n")
     out = run_script(
         "bench_tste_folds.py", "--results", str(tmp_path), "--folds", "2",
         "--paper", str(REPO / "config" / "paper_values" / "tste_claims.csv"),
+        "--benchmarks", str(bench),
     )  # fmt: skip
     assert "paper_text: " in out and "authors_code: " in out
     assert "claim verdicts change with the first 2 folds" in out
+    # each reading's fold jobs: 10 + 11 + 12 + 13 CPU s; cutting folds 2 and 3 saves
+    # (12 + 13) x 2 of 92
+    assert "music: the first 2 folds save 50 of 92 CPU s of fold jobs" in out
+    assert "(tste, tste_authors)" in out
 
 
 def test_isomap_neighbourhood_bench_counts_components_and_errors(tmp_path):
