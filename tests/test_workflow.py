@@ -236,24 +236,38 @@ def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path, dry_run):
     reads exactly the folds used. (The default and the paper's plans are the shared dry runs
     of the default target; the STE-K jobs are read from them.)"""
     targets = [f"results/metrics/tste/{d}/STE-K.csv" for d in ("mnist_triplets_1k", "music")]
-    grid = yaml.safe_load((REPO / DEFAULT_CONFIG).read_text())["tste"]["grids"]["STE-K"]
 
-    def folds(plan: str):
+    def grids(*configfiles):
+        """Each dataset's STE-K grid: its grids_by_dataset entry, else the method's."""
+        tste = {}
+        for configfile in configfiles:
+            for key, value in yaml.safe_load((REPO / configfile).read_text())["tste"].items():
+                tste[key] = {**tste.get(key, {}), **value} if isinstance(value, dict) else value
+        by = tste["grids_by_dataset"]
+        return {d: by[d]["STE-K"] if d in by else tste["grids"]["STE-K"] for d in by}
+
+    def folds(plan: str, grids: dict):
         out = {}
         for d in ("mnist_triplets_1k", "music"):
             job = {"reading": "tste", "dataset": d, "method": "STE-K"}
             parts = _tste_jobs(plan, "tste_part", **job)
             search = _tste_jobs(plan, "tste_search", **job)
             (merge,) = _tste_jobs(plan, "tste_authors_merge", **job)
-            assert len(search) == len(next(iter(grid.values())))
+            assert len(search) == len(next(iter(grids[d].values())))
             files = [f"results/metrics/tste/{d}/STE-K/search/{k}.npz" for k in range(len(search))]
             assert all([f for f in p["input"] if "/search/" in f] == files for p in parts)
             assert sorted(merge["input"]) == sorted(p["output"][0] for p in parts)
             out[d] = sorted(int(p["wildcards"]["part"].removeprefix("fold")) for p in parts)
         return out
 
-    assert folds(dry_run()) == {"mnist_triplets_1k": list(range(5)), "music": list(range(5))}
-    paper = folds(dry_run(DEFAULT_CONFIG, "config/paper.yaml"))
+    # the default validates the values chosen, config/paper.yaml the whole grid
+    default, whole = grids(DEFAULT_CONFIG), grids(DEFAULT_CONFIG, "config/paper.yaml")
+    assert default == {d: {"lam": [1.0]} for d in default}
+    assert whole == {d: {"lam": [0.0, 0.1, 1.0]} for d in default}
+    assert folds(dry_run(), default) == {
+        "mnist_triplets_1k": list(range(5)), "music": list(range(5)),
+    }  # fmt: skip
+    paper = folds(dry_run(DEFAULT_CONFIG, "config/paper.yaml"), whole)
     assert paper == {"mnist_triplets_1k": list(range(10)), "music": list(range(10))}
     override = tmp_path / "folds.yaml"
     override.write_text(
@@ -261,7 +275,7 @@ def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path, dry_run):
     )
     flags = ("--dry-run", "--nolock", "--forceall")
     plan = snakemake(*targets, *flags, "--configfile", DEFAULT_CONFIG, str(override)).stdout
-    limited = folds(plan)
+    limited = folds(plan, default)
     assert limited == {"mnist_triplets_1k": [0, 1, 2], "music": list(range(5))}
 
 

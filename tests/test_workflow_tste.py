@@ -29,11 +29,20 @@ def test_the_jobs_get_their_dataset_and_methods_entries(quick_jobs):
     method), their 1-NN training set (music: all, CKL-X first), the authors_figure reading's
     solver options; each map's protocol, iterations and triplets."""
     quick = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())["tste"]
+    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["tste"]
     authors = quick["authors_code"]
+    # the paper text's grids: quick's merged over the default's; a dataset's grids_by_dataset
+    # entry (the default's: music's K forms) replaces its method's
+    grids, by_dataset = {**default["grids"], **quick["grids"]}, default["grids_by_dataset"]
+    tuned = set()
     for job in _of(quick_jobs, "tste_search") + _of(quick_jobs, "tste_part"):
         wc, settings = job["wildcards"], job["settings"]
-        assert settings["grid"] == quick["grids"].get(wc["method"], {}), job
+        override = by_dataset.get(wc["dataset"], {})
+        expected = override.get(wc["method"], grids.get(wc["method"], {}))
+        assert settings["grid"] == expected, job
+        tuned |= {(wc["dataset"], wc["method"])} if wc["method"] in override else set()
         assert settings["max_triplets"] == quick["max_triplets"].get(wc["dataset"]), job
+    assert ("music", "STE-K") in tuned and ("music", "CKL-X") not in tuned
     for job in _of(quick_jobs, "tste_authors_search") + _of(quick_jobs, "tste_authors_part"):
         wc, settings = job["wildcards"], job["settings"]
         assert settings["grid"] == authors["grids"][wc["dataset"]].get(wc["method"], {}), job

@@ -59,10 +59,15 @@ def tste_max_triplets(section, dataset):
 
 def tste_grid(wc):
     """{parameter: values} that (reading, dataset, method) tunes ({} for an untuned method):
-    the paper text's grid per method (validated per dimension), the authors' per dataset and
-    method (searched)."""
+    the paper text's grid per method (validated per dimension; a dataset's grids_by_dataset
+    entry for the method replaces it), the authors' per dataset and method (searched).
+    """
     if wc.reading == "tste":
-        grids = TSTE["grids"]
+        by_dataset = TSTE["grids_by_dataset"]
+        grids = {
+            **TSTE["grids"],
+            **(by_dataset[wc.dataset] if wc.dataset in by_dataset else {}),
+        }
     else:
         grids = TSTE_AUTHORS["grids"]
         grids = grids[wc.dataset] if wc.dataset in grids else {}

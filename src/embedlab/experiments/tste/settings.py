@@ -34,6 +34,7 @@ WORKFLOW_KEYS = {
         "methods_by_dataset",
         "folds_used",  # one part job per fold used
         "grids",  # one search job per value; PaperTextSettings.grid per method
+        "grids_by_dataset",  # a dataset's grid of a method: PaperTextSettings.grid
         "max_triplets",  # per dataset: PaperTextSettings.max_triplets
         "maps",  # the maps' jobs; MapSettings.max_iter / max_triplets
         "authors_figure",  # its methods' refits; AuthorsSettings.solver, MapSettings.solver
