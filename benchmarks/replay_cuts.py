@@ -8,7 +8,8 @@ Diffeomap's full-set grid with its 1-NN value and seconds (the ``full_set`` rows
 the table's number is the best (or the mean) of the fits kept, the replay recomputes it from
 the run's own values and applies the table's verdict rule to it:
 
-* ``snest restarts <dataset> k``: the first k restarts (seeds) of every cell of the dataset.
+* ``snest restarts <dataset> k``: the first k restarts (seeds) of every cell of the dataset
+  (``--config``: of the runs at that config's rates, against their best: on top of its grid).
   The runs of one cell compare themselves to the best finished run before them and may stop
   early (``snest.stopping``); keeping fewer runs can only raise that reference, so a kept run
   finishes at least as well in a real run of the cut as in the replay: the replayed KL is an
@@ -138,19 +139,22 @@ def snest_cells(results: Path) -> list[dict]:
     return cells
 
 
-def _snest_cut(cells, name, keep, benchmarks) -> Cut:
-    """A cut keeping the runs ``keep(cell, runs)`` selects (a boolean Series)."""
+def _snest_cut(cells, name, keep, benchmarks, within=None) -> Cut:
+    """A cut keeping the runs ``keep(cell, runs)`` selects (a boolean Series) of those
+    ``within(cell, runs)`` selects (default: every run of the cell), against the best of the
+    latter: ``within`` replays a cut on top of a narrower grid than the run's."""
     paper = _snest_paper()
     cut = Cut("snest", name)
     for c in cells:
         table = c["runs"]
-        kept = keep(c, table)
-        if kept.all():
+        base = within(c, table) if within else pd.Series(True, index=table.index)
+        kept = keep(c, table) & base
+        if kept.equals(base):
             continue
         ratio = cpu_per_wall(benchmarks, "snest_embed", f"snest/{c['dataset']}/{c['cell']}")
-        cut.saved_s += float(table.loc[~kept, "seconds"].sum()) * ratio
+        cut.saved_s += float(table.loc[base & ~kept, "seconds"].sum()) * ratio
         costs = table["cost"].astype(float)
-        old = float(costs.min())
+        old = float(costs[base].min())
         new = float(costs[kept].min()) if costs[kept].notna().any() else np.nan
         ref = paper.get((c["dataset"], c["cell"]))
         cut.compare(
@@ -160,16 +164,24 @@ def _snest_cut(cells, name, keep, benchmarks) -> Cut:
     return cut
 
 
-def snest_restart_cuts(cells, restarts: Iterable[int], benchmarks) -> list[Cut]:
+def snest_restart_cuts(
+    cells, restarts: Iterable[int], benchmarks, config: dict | None = None
+) -> list[Cut]:
+    """The first k restarts of every cell of a dataset; with ``config`` (a config's snest
+    section), of the runs at that config's learning rates only, against their best: the cut
+    on top of a default whose grid is narrower than the run's."""
+    within = None if config is None else _config_rates(config)
+    on = "" if config is None else " on --config's grid"
     out = []
     for dataset in sorted({c["dataset"] for c in cells}):
         for k in restarts:
             out.append(
                 _snest_cut(
                     cells,
-                    f"restarts {dataset} {k}",
+                    f"restarts {dataset} {k}{on}",
                     lambda c, t, d=dataset, k=k: (t["restart"] < k) | (c["dataset"] != d),
                     benchmarks,
+                    within,
                 )
             )
     return out
@@ -227,14 +239,20 @@ def snest_grid_cuts(cells, benchmarks) -> list[Cut]:
     return out
 
 
-def snest_config_cut(cells, config: dict, benchmarks) -> Cut:
-    """The learning rates of ``config``'s ``snest`` section (a narrower grid than the run's)
-    kept on every dataset: checks a chosen grid against a run made with every rate."""
+def _config_rates(config: dict) -> Callable:
+    """(cell, runs) -> whether each run's learning rate is in ``config``'s grid of the cell."""
+
     def keep(cell, table):
         rates = snest_rates(config, cell["dataset"], cell["cell"].split("-")[0])
         return table["learning_rate"].astype(float).isin(rates)
 
-    return _snest_cut(cells, "grid of --config on every dataset", keep, benchmarks)
+    return keep
+
+
+def snest_config_cut(cells, config: dict, benchmarks) -> Cut:
+    """The learning rates of ``config``'s ``snest`` section (a narrower grid than the run's)
+    kept on every dataset: checks a chosen grid against a run made with every rate."""
+    return _snest_cut(cells, "grid of --config on every dataset", _config_rates(config), benchmarks)
 
 
 def snest_winner_cuts(results: Path, config: dict) -> list[Cut]:
@@ -526,7 +544,7 @@ def replay(
     (``snest_config`` given) from its Table 1 alone."""
     cells = snest_cells(results)
     cuts = [
-        *snest_restart_cuts(cells, snest_restarts, benchmarks),
+        *snest_restart_cuts(cells, snest_restarts, benchmarks, snest_config),
         *snest_grid_cuts(cells, benchmarks),
         *snest_epoch_cuts(cells, snest_epochs, benchmarks),
         *([] if cells else snest_winner_cuts(results, snest_config or {})),

@@ -66,6 +66,13 @@ def test_cuts_replay_reads_a_synthetic_run(tmp_path):
     config = {"grid": {"default": {"learning_rate": [10.0]}}, "grid_by_dataset": {}}
     narrow = replay_cuts.replay(tmp_path, None, [1], [2], snest_config=config).set_index("cut")
     assert narrow.loc["grid of --config on every dataset", "exact"] == "yes"
+    # restarts on top of the config's grid: rate 500 only, best 0.72 (restart 1); its first
+    # restart alone gives 0.75, and only rate 500's two later restarts count as saved
+    config = {"grid": {"default": {"learning_rate": [500.0]}}, "grid_by_dataset": {}}
+    on_grid = replay_cuts.replay(tmp_path, None, [1], [2], snest_config=config).set_index("cut")
+    one = on_grid.loc["restarts school 1 on --config's grid"]
+    assert one["cpu_s_saved"] == pytest.approx(2 * 2.0)
+    assert one["largest_change"] == pytest.approx(0.03)
     flip = "20a,188w dcode median rank: worse -> matched"
     assert by_cut.loc["subsets 2", "verdicts_changed"] == flip
     keep_narrow = by_cut.loc["full_set vowel keep sigma_rel 0.1"]
