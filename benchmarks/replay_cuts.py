@@ -517,7 +517,8 @@ def tste_search_cuts(results: Path, benchmarks) -> list[Cut]:
             cut = Cut("tste", f"search {reading} {dataset} {method} keep {name} {chosen}")
             for k in range(len(files)):
                 if k not in kept:
-                    # the paper text's job logs sit in a search/ folder, the authors' do not
+                    # a search's benchmark sits in a search/ folder, as its log does; the
+                    # kept runs' authors' searches have theirs one folder up: both are read
                     job = job_benchmark(
                         benchmarks, rule, f"{reading}/{dataset}/{method}/search/{k}"
                     ) or job_benchmark(benchmarks, rule, f"{reading}/{dataset}/{method}/{k}")

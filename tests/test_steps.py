@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -144,6 +145,10 @@ def test_run_rule_writes_the_log_and_shows_an_input_error_in_one_line(tmp_path):
     assert done.returncode == 0, log
     assert (tmp_path / "t.md").exists()
     assert "step ee.table, embedlab from " in log  # which code ran, first in every job's log
+    # its CPU seconds from its start, imports included, last
+    cpu = re.search(r"job CPU seconds: ([0-9.]+) \(user ([0-9.]+), system ([0-9.]+)\)\n$", log)
+    assert cpu and float(cpu[1]) == pytest.approx(float(cpu[2]) + float(cpu[3]), abs=0.011)
+    assert float(cpu[1]) > 0.05
     # a missing input: one line on the console (Snakemake's output) and in the log
     done, log = _run_job(tmp_path, json.dumps({"left_out": {}}), [str(tmp_path / "none.csv")])
     assert done.returncode == 1

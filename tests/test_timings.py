@@ -270,3 +270,30 @@ def test_with_a_dry_run_the_sums_leave_out_the_files_of_jobs_outside_its_dag(tmp
     assert (total["jobs"], total["cpu_s"], total["wall_s"]) == (2, 91.0, 102.0)
     assert everything.set_index(["paper", "rule"]).loc[("all", "(all)"), "jobs"] == 4
     assert "2 benchmark files of other jobs" in (tmp_path / "t.md").read_text()
+
+
+def test_a_jobs_cpu_seconds_come_from_its_runners_log_line(tmp_path):
+    """Snakemake's sampled cpu_time misses the end of a job (14.7 s read for a 40 CPU-s
+    job): where the job's log (beside the benchmarks folder, at the benchmark's path) ends with
+    the step runner's line, its CPU seconds count; else the sample, and the title says how
+    many jobs that is."""
+    folder = tmp_path / "logs" / "benchmarks"
+    _bench(folder, "snest_embed", "snest/school/sne-2", 41.0, 14.7, 300.0, end=1100)
+    _bench(folder, "snest_embed", "snest/school/sne-3", 20.0, 14.6, 300.0, end=1100)
+    log = tmp_path / "logs" / "snest" / "school" / "sne-2.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(
+        "2026-01-01 embedlab INFO step snest.embed, embedlab from x\n"
+        "2026-01-01 embedlab INFO job CPU seconds: 40.51 (user 39.90, system 0.61)\n"
+    )
+    (tmp_path / "logs" / "snest" / "school" / "sne-3.log").write_text("no line\n")
+    jobs = timings.read_benchmarks(folder).set_index("path")
+    sne2, sne3 = (
+        str(folder / "snest_embed/snest/school/sne-2.tsv"),
+        str(folder / "snest_embed/snest/school/sne-3.tsv"),
+    )
+    assert (jobs.at[sne2, "cpu_s"], jobs.at[sne2, "cpu_from"]) == (40.51, "log")
+    assert (jobs.at[sne3, "cpu_s"], jobs.at[sne3, "cpu_from"]) == (14.6, "snakemake")
+    table = timings.write_timings(folder, tmp_path / "t.csv", tmp_path / "t.md")
+    assert table.set_index(["paper", "rule"]).loc[("all", "(all)"), "cpu_s"] == 55.1
+    assert "1 jobs without that line count Snakemake's sampled" in (tmp_path / "t.md").read_text()

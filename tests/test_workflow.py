@@ -15,6 +15,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from embedlab import timings
+
 from .conftest import REPO
 from .helpers import snakemake
 
@@ -161,6 +163,18 @@ def dry_run(once_per_run):
         return (once_per_run(name, make) / "stdout").read_text()
 
     return run
+
+
+def test_every_jobs_benchmark_sits_at_its_logs_path(dry_run):
+    """A job's benchmark is logs/benchmarks/<rule>/<its log path under logs/>.tsv, so that
+    `make timings` finds each job's log (its CPU seconds, embedlab.timings) from the
+    benchmark file alone."""
+    jobs = timings.parse_dry_run(dry_run())
+    timed = jobs[jobs["benchmark"].notna()]
+    assert len(timed) > 300
+    for job in timed.itertuples():
+        rel = Path(job.benchmark).relative_to(Path("logs", "benchmarks", job.rule))
+        assert job.log[:1] == [str(Path("logs", rel).with_suffix(".log"))], job
 
 
 def test_dry_run_of_default_target(registry, dry_run):

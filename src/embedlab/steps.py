@@ -16,7 +16,12 @@ workflow's plumbing (:data:`STEP_HOMES`); its name in the workflow is ``"<part>.
 - the process's output goes to the rule's log; an error for bad input (ValueError, KeyError,
   FileNotFoundError, RuntimeError) ends the job with one line naming what was wrong, written to
   the log and to Snakemake's own output, where the user sees it; any other error leaves its
-  traceback in the log.
+  traceback in the log;
+- a job that ends well logs the CPU seconds its process used from its start (imports
+  included), every thread and waited-for child counted (:func:`cpu_line`): Snakemake's
+  benchmark samples a job's CPU time every 30 s after its first 15 s and keeps the last
+  sample, so it misses up to 30 s of a longer job (a 40 CPU-s job reads 14.7), and
+  :mod:`embedlab.timings` reads this line instead where a job's log has it.
 
 Snakemake deletes the outputs of a failed job, so nothing half-written is left as finished.
 
@@ -31,6 +36,7 @@ import importlib.util
 import inspect
 import logging
 import os
+import resource
 import sys
 import typing
 from collections.abc import Callable, Mapping
@@ -114,6 +120,19 @@ def job_arguments(job: Any) -> dict[str, Any]:
     return arguments
 
 
+#: the start of the line a job's log ends with (:func:`cpu_line`), which timings parses
+CPU_LINE = "job CPU seconds:"
+
+
+def cpu_line() -> str:
+    """``"job CPU seconds: <user + system> (user <u>, system <s>)"``: this process's CPU time
+    from its start, its threads and the children it waited for included (getrusage)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    user, system = own.ru_utime + children.ru_utime, own.ru_stime + children.ru_stime
+    return f"{CPU_LINE} {user + system:.2f} (user {user:.2f}, system {system:.2f})"
+
+
 def _set_threads(threads: int) -> None:
     for variable in ("NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
         os.environ[variable] = str(threads)
@@ -153,4 +172,5 @@ def run_rule(job: Any) -> int:
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
+    logging.getLogger("embedlab").info("%s", cpu_line())
     return 0

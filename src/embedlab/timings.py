@@ -1,10 +1,15 @@
 """Where a run's time went: Snakemake's per-job benchmark files summed per paper and rule.
 
 Every rule writes ``logs/benchmarks/<rule>/<its log path>.tsv`` (Snakemake's ``benchmark:``
-directive: wall seconds ``s``, ``cpu_time``, ``max_rss`` in MB). :func:`timings_table` sums
-them: per rule and per paper the job count, wall seconds (the serial sum), CPU seconds and the
-largest resident memory; and for the whole run its span (first job start to last job end,
-start = file time - wall seconds) and the average number of busy cores, CPU seconds / span.
+directive: wall seconds ``s``, ``cpu_time``, ``max_rss`` in MB) beside its log
+``logs/<its log path>.log``. A job's CPU seconds are the last line of its log where the step
+runner wrote it (:func:`embedlab.steps.cpu_line`, getrusage of the whole process): Snakemake
+samples ``cpu_time`` every 30 s after a job's first 15 s and keeps the last sample, so it
+misses up to 30 s of every longer job; its ``cpu_time`` counts where a log has no such line
+(``cpu_from``). :func:`timings_table` sums them: per rule and per paper the job count, wall
+seconds (the serial sum), CPU seconds and the largest resident memory; and for the whole
+run its span (first job start to last job end, start = file time - wall seconds) and the
+average number of busy cores, CPU seconds / span.
 
 A run resumed over several sittings (a long reproduction, target by target) has idle gaps
 between them: :func:`parts_run_in_one_go` splits the jobs where no job ran for ``gap_s``
@@ -65,16 +70,34 @@ def read_benchmark(path: str | Path) -> dict:
     }
 
 
+#: the step runner's last log line (embedlab.steps.cpu_line): its CPU seconds
+_CPU_LINE = re.compile(r"job CPU seconds: ([0-9.]+) \(user ")
+
+
+def logged_cpu(log: Path) -> float | None:
+    """The CPU seconds the step runner wrote last in job log ``log``; None where the log or
+    the line is missing (a job of older code, or one that did not end well)."""
+    try:
+        found = _CPU_LINE.findall(log.read_text(errors="replace"))
+    except OSError:
+        return None
+    return float(found[-1]) if found else None
+
+
 def read_benchmarks(folder: str | Path) -> pd.DataFrame:
-    """One row per benchmark file: rule, paper, wall and CPU seconds, max RSS, end time and
-    the file's path (under ``folder`` as given)."""
+    """One row per benchmark file: rule, paper, wall and CPU seconds, max RSS, end time, the
+    file's path (under ``folder`` as given) and where its CPU seconds come from (``cpu_from``:
+    ``log``, the runner's line in the job's log beside the benchmarks folder, or
+    ``snakemake``, the benchmark's sampled ``cpu_time``)."""
     folder = Path(folder)
     rows = []
     for path in sorted(folder.rglob("*.tsv")):
-        rule = path.relative_to(folder).parts[0]
-        rows.append(
-            {"rule": rule, "paper": paper_of(rule), **read_benchmark(path), "path": str(path)}
-        )
+        rule, *rest = path.relative_to(folder).parts
+        job = {"rule": rule, "paper": paper_of(rule), **read_benchmark(path), "path": str(path)}
+        cpu = logged_cpu(folder.parent.joinpath(*rest).with_suffix(".log")) if rest else None
+        job["cpu_from"] = "snakemake" if cpu is None else "log"
+        job["cpu_s"] = job["cpu_s"] if cpu is None else cpu
+        rows.append(job)
     if not rows:
         raise ValueError(f"{folder}: no benchmark files (run the workflow first)")
     return pd.DataFrame(rows)
@@ -399,8 +422,15 @@ def write_timings(
         f"Timings of the last run ({folder}){scope}: {run['jobs']} jobs; from the first job's "
         f"start to the last one's end {run['span_s']} s ({run['span_s'] / 3600:.2f} h), on "
         f"average {run['busy_cores']} cores busy (CPU seconds / span). wall_s sums the jobs' "
-        "wall times (serial); cpu_per_wall > 1: a job used several cores"
+        "wall times (serial); cpu_per_wall > 1: a job used several cores. cpu_s: each job's "
+        "CPU seconds as its step runner logged them"
     )
+    sampled = int((jobs["cpu_from"] == "snakemake").sum())
+    if sampled:
+        title += (
+            f"; {sampled} jobs without that line count Snakemake's sampled cpu_time, which "
+            "misses up to 30 s of a job longer than 15 s"
+        )
     parts = parts_run_in_one_go(jobs)
     cpu_h = float(jobs["cpu_s"].sum()) / 3600
     after = (

@@ -150,7 +150,7 @@ use rule tste_search as tste_authors_search with:
     log:
         "logs/{reading}/{dataset}/{method}/search/{index}.log",
     benchmark:
-        "logs/benchmarks/tste_authors_search/{reading}/{dataset}/{method}/{index}.tsv"
+        "logs/benchmarks/tste_authors_search/{reading}/{dataset}/{method}/search/{index}.tsv"
     wildcard_constraints:
         reading="tste_authors|tste_authors_figure",
         dataset=TSTE_DATASET,
