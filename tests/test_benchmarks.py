@@ -165,3 +165,37 @@ def test_isomap_neighbourhood_bench_counts_components_and_errors(tmp_path):
     toy = save_labelled_vectors(tmp_path / "toy", X, labels)
     out = run_script("bench_isomap_vowel.py", "--artifact", str(toy), "--k", "5")
     assert "| 5 | 2 | 20 |" in out
+
+
+def test_the_dag_estimate_takes_each_job_from_the_first_run_that_measured_it(tmp_path):
+    """Job a (tste_part) measured in both runs counts the first run's, its runner's log line
+    (40.5 s, not the sample 14.7); job b (snest_embed) only in the second, its sample (20 s);
+    the chain a -> b weighs 60.5 s; job c was measured nowhere."""
+    from .test_timings import HEADER
+
+    dry_run = tmp_path / "dag.txt"
+    blocks = [("tste_part", "1", "out/a.txt", "", "logs/a.log", "logs/benchmarks/tste_part/a.tsv"),
+              ("snest_embed", "2", "out/b.txt", "out/a.txt", "logs/b.log",
+               "logs/benchmarks/snest_embed/b.tsv"),
+              ("ee_table", "3", "out/c.txt", "", "logs/c.log",
+               "logs/benchmarks/ee_table/c.tsv")]  # fmt: skip
+    text = ""
+    for rule, jobid, output, inputs, log, bench in blocks:
+        text += f"rule {rule}:\n" + (f"    input: {inputs}\n" if inputs else "")
+        text += f"    output: {output}\n    log: {log}\n    jobid: {jobid}\n"
+        text += f"    benchmark: {bench}\n\n"
+    dry_run.write_text(text)
+    first, second = tmp_path / "first", tmp_path / "second"
+    for run, name, cpu in [(first, "tste_part/a", 14.7), (second, "tste_part/a", 99.0),
+                           (second, "snest_embed/b", 20.0)]:  # fmt: skip
+        path = run / "logs" / "benchmarks" / f"{name}.tsv"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(HEADER + f"41.0\t0:00:41\t100\t1\t1\t1\t0\t0\t50\t{cpu}\n")
+    (first / "logs" / "a.log").write_text("x INFO job CPU seconds: 40.50 (user 40.0, system 0.5)\n")
+    out = run_script("estimate_dag_cpu.py", "--dry-run", str(dry_run),
+                     "--runs", str(first), str(second))  # fmt: skip
+    assert "measured: 60 CPU s (0.02 CPU h) of 2 of 3 jobs" in out
+    assert "not measured: ee_table 1" in out
+    assert "critical path by CPU seconds (jobs not measured count 0): 60 s" in out
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:8]}
+    assert rows["t-STE"] == ["1", "1", "40.5", "0"] and rows["SNEST"] == ["1", "1", "20.0", "1"]

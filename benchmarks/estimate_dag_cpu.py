@@ -1,0 +1,90 @@
+"""What a configuration's whole run costs, from the jobs already measured in other runs.
+
+A long reproduction is measured over several sittings and clones: this script takes the DAG of
+a configuration (Snakemake's ``--dry-run --forceall`` output of its config files) and, for each
+job, its benchmark file in the first of the ``--runs`` folders (workflow directories) that has
+it, then prints per paper the jobs, how many are measured, their CPU seconds (the step runner's
+line in the job's log where there is one, else Snakemake's sampled ``cpu_time``, which misses
+up to 30 s of a job longer than 15 s: :mod:`embedlab.timings`), the jobs not measured by rule,
+and the longest chain of dependent jobs weighted by CPU seconds (a lower bound of the run's
+wall time on any number of cores, where jobs run alone on a core).
+
+    snakemake --dry-run --forceall --configfile config/config.yaml > dag.txt
+    python benchmarks/estimate_dag_cpu.py --dry-run dag.txt --runs ../run2 ../run
+
+A job measured under other code or settings than the DAG's counts as it was measured: the
+estimate is only as current as the runs it reads (each row says which run it came from).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from embedlab.timings import (
+    critical_path,
+    job_edges,
+    logged_cpu,
+    paper_of,
+    parse_dry_run,
+    read_benchmark,
+)
+
+
+def measured_jobs(dry_run: str, runs: list[Path]) -> pd.DataFrame:
+    """One row per job of the DAG with a benchmark: jobid, rule, paper, benchmark, run (the
+    folder it was measured in; None), cpu_s, cpu_from (``log`` or ``snakemake``)."""
+    jobs = parse_dry_run(dry_run)
+    rows = []
+    for job in jobs[jobs["benchmark"].notna()].itertuples():
+        row = {"jobid": job.jobid, "rule": job.rule, "paper": paper_of(job.rule),
+               "benchmark": job.benchmark, "run": None, "cpu_s": math.nan,
+               "cpu_from": None}  # fmt: skip
+        for run in runs:
+            path = run / job.benchmark
+            if path.is_file():
+                cpu = logged_cpu(run / job.log[0]) if job.log else None
+                sampled = read_benchmark(path)["cpu_s"]
+                row.update(run=str(run), cpu_s=sampled if cpu is None else cpu,
+                           cpu_from="snakemake" if cpu is None else "log")  # fmt: skip
+                break
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--dry-run", type=Path, required=True, help="--dry-run --forceall output")
+    p.add_argument("--runs", type=Path, nargs="+", required=True, help="workflow folders")
+    args = p.parse_args(argv)
+    text = args.dry_run.read_text()
+    jobs = measured_jobs(text, args.runs)
+    per_paper = jobs.groupby("paper").agg(
+        jobs=("rule", "size"),
+        measured=("cpu_s", "count"),
+        cpu_s=("cpu_s", "sum"),
+        sampled=("cpu_from", lambda c: int((c == "snakemake").sum())),
+    )
+    per_paper.loc["all"] = per_paper.sum()
+    pd.set_option("display.width", 200)
+    print(per_paper.round(1).to_string())
+    total = per_paper.at["all", "cpu_s"]
+    print(f"measured: {total:.0f} CPU s ({total / 3600:.2f} CPU h) of "
+          f"{int(per_paper.at['all', 'measured'])} of {len(jobs)} jobs")  # fmt: skip
+    print("by run:", jobs.groupby("run")["cpu_s"].agg(["count", "sum"]).round(1).to_dict("index"))
+    missing = jobs.loc[jobs["cpu_s"].isna(), "rule"].value_counts().sort_index()
+    if len(missing):
+        print("not measured:", ", ".join(f"{rule} {n}" for rule, n in missing.items()))
+    cpu = dict(zip(jobs["jobid"], jobs["cpu_s"], strict=True))
+    longest, path = critical_path(cpu, job_edges(parse_dry_run(text)))
+    print(f"critical path by CPU seconds (jobs not measured count 0): {longest:.0f} s")
+    for job in jobs.set_index("jobid").loc[path].itertuples():
+        print(f"  {job.rule} {job.benchmark} {job.cpu_s:.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
