@@ -24,7 +24,9 @@ rule fetch_raw:
 
 
 rule build_dataset:
-    """Parse the raw files of one dataset into a standard artifact (kinds: see artifacts.py)."""
+    """Parse the raw files of one dataset into a standard artifact (kinds: see artifacts.py).
+    Builds go first (priority): every paper's jobs then have their inputs early, and no build
+    and the jobs waiting on it are left for the run's tail, with one core idle."""
     input:
         raw=raw_inputs,
     output:
@@ -37,6 +39,7 @@ rule build_dataset:
         "logs/benchmarks/build_dataset/datasets/{dataset}.tsv"
     wildcard_constraints:
         dataset="|".join(REGISTRY["datasets"]),
+    priority: 10
     conda:
         "../envs/embedlab.yaml"
     threads: lambda wc: REGISTRY["datasets"][wc.dataset]["resources"]["threads"]
