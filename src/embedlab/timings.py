@@ -34,6 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from embedlab import tables
+from embedlab.steps import CPU_LINE
 
 #: rule-name prefix -> paper
 PAPERS = {
@@ -71,7 +72,7 @@ def read_benchmark(path: str | Path) -> dict:
 
 
 #: the step runner's last log line (embedlab.steps.cpu_line): its CPU seconds
-_CPU_LINE = re.compile(r"job CPU seconds: ([0-9.]+) \(user ")
+_CPU_LINE = re.compile(re.escape(CPU_LINE) + r" ([0-9.]+) \(user ")
 
 
 def logged_cpu(log: Path) -> float | None:
