@@ -8,8 +8,9 @@ metric files of a finished run, without fitting anything, and prints per (protoc
 method) the seconds its fold fits took (the metric rows' wall seconds, summed), the share a prefix
 of N folds keeps, and the largest change of a Fig. 2 value (mean over folds, any dimension)
 that the prefix causes; then whether any verdict of the claims tables changes. With
-``--benchmarks`` (the run's ``logs/benchmarks``), also the CPU seconds of the fold jobs (their
-benchmark files: the fits, their start-up and their errors), all and kept, and per dataset the
+``--benchmarks`` (the run's ``logs/benchmarks``), also the CPU seconds of the fold jobs (the
+fits, their start-up and their errors: the runner's line in each job's log, else its benchmark
+file's sample), all and kept, and per dataset the
 CPU seconds a prefix saves, over every reading whose fold jobs are there (the authors_figure
 reading's refits included).
 
@@ -29,7 +30,7 @@ import pandas as pd
 from embedlab.experiments.tste.claims import claims_table
 from embedlab.experiments.tste.fig2 import fig2_table
 from embedlab.experiments.tste.protocol import METHOD_ORDER
-from embedlab.timings import read_benchmark
+from embedlab.timings import job_log, read_benchmark
 
 PROTOCOLS = {"paper_text": "tste", "authors_code": "tste_authors"}
 #: the fold jobs' benchmark folders (under logs/benchmarks): rule / reading
@@ -47,7 +48,7 @@ def fold_cpu(benchmarks: Path) -> pd.DataFrame:
         for path in sorted((benchmarks / rule / reading).glob("*/*/fold*.tsv")):
             dataset, method = path.parent.parent.name, path.parent.name
             fold = int(path.stem.removeprefix("fold"))
-            cpu = read_benchmark(path)["cpu_s"]
+            cpu = read_benchmark(path, job_log(benchmarks, path))["cpu_s"]
             rows.append({"rule": rule, "reading": reading, "dataset": dataset,
                          "method": method, "fold": fold, "cpu_s": cpu})  # fmt: skip
     return pd.DataFrame(rows, columns=["rule", "reading", "dataset", "method", "fold", "cpu_s"])

@@ -24,32 +24,23 @@ from pathlib import Path
 
 import pandas as pd
 
-from embedlab.timings import (
-    critical_path,
-    job_edges,
-    logged_cpu,
-    paper_of,
-    parse_dry_run,
-    read_benchmark,
-)
+from embedlab.timings import critical_path, job_edges, paper_of, parse_dry_run, read_benchmark
 
 
-def measured_jobs(dry_run: str, runs: list[Path]) -> pd.DataFrame:
-    """One row per job of the DAG with a benchmark: jobid, rule, paper, benchmark, run (the
-    folder it was measured in; None), cpu_s, cpu_from (``log`` or ``snakemake``)."""
-    jobs = parse_dry_run(dry_run)
+def measured_jobs(dag: pd.DataFrame, runs: list[Path]) -> pd.DataFrame:
+    """One row per job of the DAG (:func:`parse_dry_run`) with a benchmark: jobid, rule,
+    paper, benchmark, run (the folder it was measured in; None), cpu_s, cpu_from (``log`` or
+    ``snakemake``: :func:`read_benchmark` with the job's log)."""
     rows = []
-    for job in jobs[jobs["benchmark"].notna()].itertuples():
+    for job in dag[dag["benchmark"].notna()].itertuples():
         row = {"jobid": job.jobid, "rule": job.rule, "paper": paper_of(job.rule),
                "benchmark": job.benchmark, "run": None, "cpu_s": math.nan,
                "cpu_from": None}  # fmt: skip
         for run in runs:
             path = run / job.benchmark
             if path.is_file():
-                cpu = logged_cpu(run / job.log[0]) if job.log else None
-                sampled = read_benchmark(path)["cpu_s"]
-                row.update(run=str(run), cpu_s=sampled if cpu is None else cpu,
-                           cpu_from="snakemake" if cpu is None else "log")  # fmt: skip
+                measured = read_benchmark(path, run / job.log[0] if job.log else None)
+                row.update(run=str(run), cpu_s=measured["cpu_s"], cpu_from=measured["cpu_from"])
                 break
         rows.append(row)
     return pd.DataFrame(rows)
@@ -60,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dry-run", type=Path, required=True, help="--dry-run --forceall output")
     p.add_argument("--runs", type=Path, nargs="+", required=True, help="workflow folders")
     args = p.parse_args(argv)
-    text = args.dry_run.read_text()
-    jobs = measured_jobs(text, args.runs)
+    dag = parse_dry_run(args.dry_run.read_text())
+    jobs = measured_jobs(dag, args.runs)
     per_paper = jobs.groupby("paper").agg(
         jobs=("rule", "size"),
         measured=("cpu_s", "count"),
@@ -79,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(missing):
         print("not measured:", ", ".join(f"{rule} {n}" for rule, n in missing.items()))
     cpu = dict(zip(jobs["jobid"], jobs["cpu_s"], strict=True))
-    longest, path = critical_path(cpu, job_edges(parse_dry_run(text)))
+    longest, path = critical_path(cpu, job_edges(dag))
     print(f"critical path by CPU seconds (jobs not measured count 0): {longest:.0f} s")
     for job in jobs.set_index("jobid").loc[path].itertuples():
         print(f"  {job.rule} {job.benchmark} {job.cpu_s:.0f}")

@@ -99,11 +99,14 @@ class Cut:
 
 def job_benchmark(benchmarks: Path | None, rule: str, log_stem: str) -> dict | None:
     """The job's Snakemake benchmark file (:func:`embedlab.timings.read_benchmark`: wall_s,
-    cpu_s, ...), or None where the run has none."""
+    cpu_s from the job's log where it has the runner's line, ...), or None where the run has
+    none."""
     if benchmarks is None:
         return None
     path = benchmarks / rule / f"{log_stem}.tsv"
-    return timings.read_benchmark(path) if path.is_file() else None
+    if not path.is_file():
+        return None
+    return timings.read_benchmark(path, timings.job_log(benchmarks, path))
 
 
 def cpu_per_wall(benchmarks: Path | None, rule: str, log_stem: str) -> float:

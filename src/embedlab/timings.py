@@ -56,21 +56,6 @@ def paper_of(rule: str) -> str:
     return PAPERS.get(prefix, OTHER)
 
 
-def read_benchmark(path: str | Path) -> dict:
-    """One job's benchmark file (its last line, the last repeat): wall and CPU seconds, max RSS
-    (MB) and its end, the file's time."""
-    data = pd.read_csv(path, sep="\t")
-    if data.empty or not {"s", "cpu_time", "max_rss"} <= set(data.columns):
-        raise ValueError(f"{path}: not a Snakemake benchmark file (columns {list(data)})")
-    last = data.iloc[-1]
-    return {
-        "wall_s": float(last["s"]),
-        "cpu_s": float(pd.to_numeric(last["cpu_time"], errors="coerce")),
-        "max_rss_mb": float(pd.to_numeric(last["max_rss"], errors="coerce")),
-        "end": Path(path).stat().st_mtime,
-    }
-
-
 #: the step runner's last log line (embedlab.steps.cpu_line): its CPU seconds
 _CPU_LINE = re.compile(re.escape(CPU_LINE) + r" ([0-9.]+) \(user ")
 
@@ -85,20 +70,45 @@ def logged_cpu(log: Path) -> float | None:
     return float(found[-1]) if found else None
 
 
+def job_log(benchmarks: str | Path, path: str | Path) -> Path | None:
+    """The log of the job whose benchmark file is ``path`` under the benchmarks folder
+    ``benchmarks`` (``logs/benchmarks/<rule>/<p>.tsv`` -> ``logs/<p>.log``: every rule's
+    benchmark sits at its log's path); None for a file directly in a rule's folder."""
+    rule, *rest = Path(path).relative_to(benchmarks).parts
+    return Path(benchmarks).parent.joinpath(*rest).with_suffix(".log") if rest else None
+
+
+def read_benchmark(path: str | Path, log: str | Path | None = None) -> dict:
+    """One job's benchmark file (its last line, the last repeat): wall and CPU seconds, max RSS
+    (MB), its end (the file's time) and where its CPU seconds come from (``cpu_from``: ``log``,
+    the step runner's line in the job's log ``log``, or ``snakemake``, the benchmark's sampled
+    ``cpu_time``, where no log is given or it lacks the line)."""
+    data = pd.read_csv(path, sep="\t")
+    if data.empty or not {"s", "cpu_time", "max_rss"} <= set(data.columns):
+        raise ValueError(f"{path}: not a Snakemake benchmark file (columns {list(data)})")
+    last = data.iloc[-1]
+    logged = logged_cpu(Path(log)) if log is not None else None
+    return {
+        "wall_s": float(last["s"]),
+        "cpu_s": float(pd.to_numeric(last["cpu_time"], errors="coerce"))
+        if logged is None
+        else logged,
+        "cpu_from": "snakemake" if logged is None else "log",
+        "max_rss_mb": float(pd.to_numeric(last["max_rss"], errors="coerce")),
+        "end": Path(path).stat().st_mtime,
+    }
+
+
 def read_benchmarks(folder: str | Path) -> pd.DataFrame:
-    """One row per benchmark file: rule, paper, wall and CPU seconds, max RSS, end time, the
-    file's path (under ``folder`` as given) and where its CPU seconds come from (``cpu_from``:
-    ``log``, the runner's line in the job's log beside the benchmarks folder, or
-    ``snakemake``, the benchmark's sampled ``cpu_time``)."""
+    """One row per benchmark file: rule, paper, wall and CPU seconds (:func:`read_benchmark`
+    with the job's log, :func:`job_log`), max RSS, end time, the file's path (under
+    ``folder`` as given) and where its CPU seconds come from."""
     folder = Path(folder)
     rows = []
     for path in sorted(folder.rglob("*.tsv")):
-        rule, *rest = path.relative_to(folder).parts
-        job = {"rule": rule, "paper": paper_of(rule), **read_benchmark(path), "path": str(path)}
-        cpu = logged_cpu(folder.parent.joinpath(*rest).with_suffix(".log")) if rest else None
-        job["cpu_from"] = "snakemake" if cpu is None else "log"
-        job["cpu_s"] = job["cpu_s"] if cpu is None else cpu
-        rows.append(job)
+        rule = path.relative_to(folder).parts[0]
+        job = read_benchmark(path, job_log(folder, path))
+        rows.append({"rule": rule, "paper": paper_of(rule), **job, "path": str(path)})
     if not rows:
         raise ValueError(f"{folder}: no benchmark files (run the workflow first)")
     return pd.DataFrame(rows)
