@@ -20,7 +20,7 @@ venv: $(STAMP)
 # pip, it skips the files that do not compile (GPy ships some Python 2 files): bytecode is a
 # cache, so a skipped file is compiled when imported. The packages' own test suites (a third of
 # the sources: numpy's, scipy's, pandas' tests/ folders), which neither the tests nor the
-# workflow import, are left out: 14 s -> 9.5 s on 2 cores.
+# workflow import, are left out.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
