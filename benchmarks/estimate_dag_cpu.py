@@ -6,8 +6,11 @@ job, its benchmark file in the first of the ``--runs`` folders (workflow directo
 it, then prints per paper the jobs, how many are measured, their CPU seconds (the step runner's
 line in the job's log where there is one, else Snakemake's sampled ``cpu_time``, which misses
 up to 30 s of a job longer than 15 s: :mod:`embedlab.timings`), the jobs not measured by rule,
-and the longest chain of dependent jobs weighted by CPU seconds (a lower bound of the run's
-wall time on any number of cores, where jobs run alone on a core).
+the longest chain of dependent jobs weighted by CPU seconds (a lower bound of the run's
+wall time on any number of cores, where jobs run alone on a core), and the wall time of a
+list schedule of the DAG on ``--cores`` cores (:func:`embedlab.timings.list_schedule`; each
+job holding the cores its CPU / wall seconds show it kept busy): what a run of the
+configuration in one sitting would take, start-up and Snakemake's own time left out.
 
     snakemake --dry-run --forceall --configfile config/config.yaml > dag.txt
     python benchmarks/estimate_dag_cpu.py --dry-run dag.txt --runs ../run2 ../run
@@ -24,32 +27,50 @@ from pathlib import Path
 
 import pandas as pd
 
-from embedlab.timings import critical_path, job_edges, paper_of, parse_dry_run, read_benchmark
+from embedlab.timings import (
+    critical_path,
+    job_edges,
+    list_schedule,
+    paper_of,
+    parse_dry_run,
+    read_benchmark,
+)
 
 
 def measured_jobs(dag: pd.DataFrame, runs: list[Path]) -> pd.DataFrame:
     """One row per job of the DAG (:func:`parse_dry_run`) with a benchmark: jobid, rule,
-    paper, benchmark, run (the folder it was measured in; None), cpu_s, cpu_from (``log`` or
-    ``snakemake``: :func:`read_benchmark` with the job's log)."""
+    paper, benchmark, run (the folder it was measured in; None), cpu_s, wall_s, cpu_from
+    (``log`` or ``snakemake``: :func:`read_benchmark` with the job's log)."""
     rows = []
     for job in dag[dag["benchmark"].notna()].itertuples():
         row = {"jobid": job.jobid, "rule": job.rule, "paper": paper_of(job.rule),
                "benchmark": job.benchmark, "run": None, "cpu_s": math.nan,
-               "cpu_from": None}  # fmt: skip
+               "wall_s": math.nan, "cpu_from": None}  # fmt: skip
         for run in runs:
             path = run / job.benchmark
             if path.is_file():
                 measured = read_benchmark(path, run / job.log[0] if job.log else None)
-                row.update(run=str(run), cpu_s=measured["cpu_s"], cpu_from=measured["cpu_from"])
+                row.update(run=str(run), cpu_s=measured["cpu_s"], wall_s=measured["wall_s"],
+                           cpu_from=measured["cpu_from"])  # fmt: skip
                 break
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def on_cores(jobs: pd.DataFrame, cores: int) -> list[tuple[float, int]]:
+    """(seconds, cores held) of each job for :func:`list_schedule`: it holds the cores its
+    CPU / wall seconds round to (1 to ``cores``) for its CPU seconds over the cores it kept
+    busy (its wall seconds where it ran alone; a job slowed by others as if it had not been)."""
+    busy = (jobs["cpu_s"] / jobs["wall_s"]).fillna(1.0)
+    held = busy.round().clip(1, cores).astype(int)
+    return list(zip(jobs["cpu_s"] / busy.clip(lower=1.0).clip(upper=held), held, strict=True))
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dry-run", type=Path, required=True, help="--dry-run --forceall output")
     p.add_argument("--runs", type=Path, nargs="+", required=True, help="workflow folders")
+    p.add_argument("--cores", type=int, default=2, help="cores of the list schedule")
     args = p.parse_args(argv)
     dag = parse_dry_run(args.dry_run.read_text())
     jobs = measured_jobs(dag, args.runs)
@@ -74,6 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"critical path by CPU seconds (jobs not measured count 0): {longest:.0f} s")
     for job in jobs.set_index("jobid").loc[path].itertuples():
         print(f"  {job.rule} {job.benchmark} {job.cpu_s:.0f}")
+    wall = list_schedule(dict(zip(jobs["jobid"], on_cores(jobs, args.cores), strict=True)),
+                         job_edges(dag), args.cores)  # fmt: skip
+    print(f"list schedule on {args.cores} cores (jobs not measured count 0): {wall:.0f} s "
+          f"({wall / 3600:.2f} h)")  # fmt: skip
     return 0
 
 

@@ -197,5 +197,7 @@ def test_the_dag_estimate_takes_each_job_from_the_first_run_that_measured_it(tmp
     assert "measured: 60 CPU s (0.02 CPU h) of 2 of 3 jobs" in out
     assert "not measured: ee_table 1" in out
     assert "critical path by CPU seconds (jobs not measured count 0): 60 s" in out
+    # b waits for a, each on one core (CPU / wall below 1.5): no schedule is shorter
+    assert "list schedule on 2 cores (jobs not measured count 0): 60 s (0.02 h)" in out
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:8]}
     assert rows["t-STE"] == ["1", "1", "40.5", "0"] and rows["SNEST"] == ["1", "1", "20.0", "1"]

@@ -98,6 +98,24 @@ def test_an_unmeasured_job_counts_zero_and_a_cycle_or_unknown_job_fails():
         timings.critical_path({"a": 1.0}, [("a", "z")])
 
 
+def test_the_list_schedule_starts_the_longest_chain_first_and_waits_for_free_cores():
+    """p1, p2 (4 s each) and q (1 s) -> r (6 s) on 2 cores: q's chain (7 s) goes first, so r
+    runs beside p1 and p2 and the run ends at 8 s; p1 and p2 first would end at 11. A job
+    holding 2 cores waits for both."""
+    jobs = {"p1": (4.0, 1), "p2": (4.0, 1), "q": (1.0, 1), "r": (6.0, 1)}
+    assert timings.list_schedule(jobs, [("q", "r")], cores=2) == 8.0
+    assert timings.list_schedule(jobs, [("q", "r")], cores=1) == 15.0
+    # w holds both cores: it starts when p1 and p2 have ended, whatever its chain
+    wide = {"p1": (4.0, 1), "p2": (5.0, 1), "w": (3.0, 2)}
+    assert timings.list_schedule(wide, [("p1", "w")], cores=2) == 8.0
+    assert timings.list_schedule(wide | {"w": (3.0, 4)}, [("p1", "w")], cores=2) == 8.0
+    # an unmeasured job counts 0 s; the same errors as the critical path
+    assert timings.list_schedule({"a": (float("nan"), 1), "b": (2.0, 1)}, [("a", "b")], 2) == 2.0
+    with pytest.raises(ValueError, match="cycle"):
+        timings.list_schedule({"a": (1.0, 1), "b": (1.0, 1)}, [("a", "b"), ("b", "a")], 2)
+    assert timings.list_schedule({}, [], cores=2) == 0.0
+
+
 #: Snakemake 9's ``--dry-run --forceall`` text, cut down: a header, a job table, job blocks (a
 #: localrule target without log or benchmark, a file with a note) and the closing lines
 DRY_RUN = """\

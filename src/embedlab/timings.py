@@ -26,6 +26,7 @@ alone, on any job durations and (before, after) pairs.
 from __future__ import annotations
 
 import graphlib
+import heapq
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -266,15 +267,12 @@ def job_edges(jobs: pd.DataFrame) -> list[tuple[str, str]]:
     return sorted((before, after) for after, befores in waits.items() for before in befores)
 
 
-def critical_path(
-    durations: Mapping[str, float], edges: Iterable[tuple[str, str]]
-) -> tuple[float, list[str]]:
-    """(seconds, jobs): the longest chain of dependent jobs, weighted by each job's seconds in
-    ``durations`` (NaN: not measured, counts 0 s), and its jobs first to last. ``edges`` are
-    (before, after) pairs of jobs of ``durations``: ``after`` starts when ``before`` ends. No
-    schedule on any number of cores ends sooner. Ties go to the job first in sorted order.
-    Raises ValueError on an edge naming a job without a duration, and on a cycle."""
-    waits: dict[str, set[str]] = {job: set() for job in durations}
+def _waits_and_order(
+    jobs: Iterable[str], edges: Iterable[tuple[str, str]]
+) -> tuple[dict[str, set[str]], list[str]]:
+    """(job -> the jobs it waits for, the jobs in an order where each comes after those);
+    ValueError on an edge naming a job not in ``jobs`` and on a cycle."""
+    waits: dict[str, set[str]] = {job: set() for job in jobs}
     for before, after in edges:
         if before not in waits or after not in waits:
             raise ValueError(f"edge {before!r} -> {after!r}: a job without a duration")
@@ -283,6 +281,18 @@ def critical_path(
         order = list(graphlib.TopologicalSorter(waits).static_order())
     except graphlib.CycleError as exc:
         raise ValueError(f"the jobs' dependencies have a cycle: {exc.args[1]}") from None
+    return waits, order
+
+
+def critical_path(
+    durations: Mapping[str, float], edges: Iterable[tuple[str, str]]
+) -> tuple[float, list[str]]:
+    """(seconds, jobs): the longest chain of dependent jobs, weighted by each job's seconds in
+    ``durations`` (NaN: not measured, counts 0 s), and its jobs first to last. ``edges`` are
+    (before, after) pairs of jobs of ``durations``: ``after`` starts when ``before`` ends. No
+    schedule on any number of cores ends sooner. Ties go to the job first in sorted order.
+    Raises ValueError on an edge naming a job without a duration, and on a cycle."""
+    waits, order = _waits_and_order(durations, edges)
     longest: dict[str, float] = {}  # job -> the longest chain ending with it, in seconds
     previous: dict[str, str | None] = {}
     for job in order:
@@ -298,6 +308,46 @@ def critical_path(
         path.append(last)
         last = previous[last]
     return (longest[path[0]] if path else 0.0), path[::-1]
+
+
+def list_schedule(
+    jobs: Mapping[str, tuple[float, int]], edges: Iterable[tuple[str, str]], cores: int
+) -> float:
+    """The wall seconds of running ``jobs`` (job -> (seconds, cores it holds), NaN seconds
+    count 0) on ``cores`` cores, each job started as soon as the jobs before it (``edges``:
+    (before, after) pairs) have ended and enough cores are free; of the jobs ready, the one
+    with the longest chain of seconds still ahead of it (itself included) starts first (a
+    job holding more cores than there are holds them all). A model of a run, not of
+    Snakemake's scheduler: no start-up, no memory limit, each job as fast as measured.
+    Raises ValueError as :func:`critical_path` does."""
+    seconds = {job: (0.0 if math.isnan(s) else float(s)) for job, (s, _) in jobs.items()}
+    held = {job: max(1, min(int(k), cores)) for job, (_, k) in jobs.items()}
+    waits, order = _waits_and_order(jobs, edges)
+    after: dict[str, list[str]] = {job: [] for job in jobs}
+    for job, befores in waits.items():
+        for before in befores:
+            after[before].append(job)
+    ahead: dict[str, float] = {}  # job -> the longest chain from its start, in seconds
+    for job in reversed(order):
+        ahead[job] = seconds[job] + max((ahead[j] for j in after[job]), default=0.0)
+    left = {job: len(befores) for job, befores in waits.items()}
+    ready = [job for job in order if left[job] == 0]
+    running: list[tuple[float, str]] = []
+    now, free = 0.0, cores
+    while ready or running:
+        ready.sort(key=lambda j: (-ahead[j], j))
+        for job in list(ready):
+            if held[job] <= free:
+                free -= held[job]
+                heapq.heappush(running, (now + seconds[job], job))
+                ready.remove(job)
+        now, job = heapq.heappop(running)
+        free += held[job]
+        for later in after[job]:
+            left[later] -= 1
+            if left[later] == 0:
+                ready.append(later)
+    return now
 
 
 def benchmark_name(benchmark: str, rule: str) -> str:
