@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -155,6 +156,18 @@ def test_folds_replay_reads_metric_files(tmp_path):
     # (12 + 13) x 2 of 92
     assert "music: the first 2 folds save 50 of 92 CPU s of fold jobs" in out
     assert "(tste, tste_authors)" in out
+    # only MNIST's folds cut, one of its authors' methods not run: music keeps its 4 folds
+    # (no row, no CPU line), the claims are still compared
+    (tmp_path / "metrics" / "tste_authors" / "mnist_triplets_1k_authors" / "GNMDS-K.csv").unlink()
+    out = run_script(
+        "bench_tste_folds.py", "--results", str(tmp_path), "--folds", "2",
+        "--benchmarks", str(bench), "--datasets", "mnist_triplets_1k", "mnist_triplets_1k_authors",
+    )  # fmt: skip
+    table = [line.split() for line in out.splitlines() if line.split()[:1] == ["paper_text"]]
+    assert {row[1] for row in table if len(row) > 2} == {"mnist_triplets_1k"}
+    assert "claims compared without {'mnist_triplets_1k_authors': 1} methods" in out
+    assert re.search(r"authors_code: \d of 4 claim verdicts change with the first 2 folds", out)
+    assert "music: the first" not in out
 
 
 def test_isomap_neighbourhood_bench_counts_components_and_errors(tmp_path):
