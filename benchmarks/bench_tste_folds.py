@@ -7,7 +7,9 @@ over a prefix of the folds a full run already holds: this script recomputes them
 metric files of a finished run, without fitting anything, and prints per (protocol, dataset,
 method) the seconds its fold fits took (the metric rows' wall seconds, summed), the share a prefix
 of N folds keeps, and the largest change of a Fig. 2 value (mean over folds, any dimension)
-that the prefix causes; then whether any verdict of the claims tables changes. With
+that the prefix causes; then whether any verdict of the claims tables changes. The
+authors_figure reading counts as a protocol: its refitted methods get rows, its table takes
+the authors_code fits of the others (as the workflow's does). With
 ``--benchmarks`` (the run's ``logs/benchmarks``), also the CPU seconds of the fold jobs (the
 fits, their start-up and their errors: the runner's line in each job's log, else its benchmark
 file's sample), all and kept, and per dataset the
@@ -35,7 +37,13 @@ from embedlab.experiments.tste.fig2 import fig2_table
 from embedlab.experiments.tste.protocol import METHOD_ORDER
 from embedlab.timings import job_log, read_benchmark
 
-PROTOCOLS = {"paper_text": "tste", "authors_code": "tste_authors"}
+#: each protocol's metrics folders (under results/metrics), a later one's method replacing an
+#: earlier one's: the authors_figure reading refits some methods and takes the authors' others
+PROTOCOLS = {
+    "paper_text": ["tste"],
+    "authors_code": ["tste_authors"],
+    "authors_figure": ["tste_authors", "tste_authors_figure"],
+}
 #: the fold jobs' benchmark folders (under logs/benchmarks): rule / reading
 FOLD_JOBS = [
     ("tste_part", "tste"),
@@ -57,11 +65,13 @@ def fold_cpu(benchmarks: Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rule", "reading", "dataset", "method", "fold", "cpu_s"])
 
 
-def metric_files(results: Path, folder: str) -> dict[str, list[Path]]:
-    """Dataset -> its per-method metric CSVs under results/metrics/<folder>."""
-    out: dict[str, list[Path]] = {}
-    for path in sorted((results / "metrics" / folder).glob("*/*.csv")):
-        out.setdefault(path.parent.name, []).append(path)
+def metric_files(results: Path, folders: list[str]) -> dict[str, dict[str, Path]]:
+    """Dataset -> method -> its metric CSV under results/metrics/<folder>, the last of
+    ``folders`` that has it."""
+    out: dict[str, dict[str, Path]] = {}
+    for folder in folders:
+        for path in sorted((results / "metrics" / folder).glob("*/*.csv")):
+            out.setdefault(path.parent.name, {})[path.stem] = path
     return out
 
 
@@ -99,11 +109,15 @@ def main(argv: list[str] | None = None) -> int:
     cpu = fold_cpu(args.benchmarks) if args.benchmarks else None
 
     rows, verdicts = [], []
-    for protocol, folder in PROTOCOLS.items():
-        by_dataset = metric_files(args.results, folder)
+    for protocol, folders in PROTOCOLS.items():
+        by_dataset = metric_files(args.results, folders)
         full_tables, short_tables = {}, {k: {} for k in args.folds}
-        for dataset, files in by_dataset.items():
-            frames = {f.stem: pd.read_csv(f) for f in files}
+        for dataset, by_method in by_dataset.items():
+            files = list(by_method.values())
+            # a row per method the protocol fits itself (not those it takes from another)
+            own = {m: f.parent.parent.name for m, f in by_method.items()}
+            own = {m: folder for m, folder in own.items() if folder == folders[-1]}
+            frames = {m: pd.read_csv(by_method[m]) for m in own}
             with tempfile.TemporaryDirectory() as tmp:
                 full = tables(files, None, Path(tmp))
                 full_tables[dataset] = full
@@ -127,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
                             "fit_s_kept": round(float(prefix(folds, k)["seconds"].sum())),
                         }
                         if cpu is not None:
-                            jobs = cpu[(cpu["reading"] == folder) & (cpu["dataset"] == dataset)
+                            jobs = cpu[(cpu["reading"] == own[method])
+                                       & (cpu["dataset"] == dataset)
                                        & (cpu["method"] == method)]  # fmt: skip
                             row["cpu_s"] = round(float(jobs["cpu_s"].sum()))
                             row["cpu_s_kept"] = round(float(prefix(jobs, k)["cpu_s"].sum()))

@@ -138,6 +138,10 @@ def test_folds_replay_reads_metric_files(tmp_path):
             for method in METHOD_ORDER:
                 rows = _metric_rows(dataset, method, folder == "tste_authors", rng)
                 rows.to_csv(target / f"{method}.csv", index=False)
+    # the authors_figure reading refits t-STE-X on music and takes the authors' others
+    figure = tmp_path / "metrics" / "tste_authors_figure" / "music"
+    figure.mkdir(parents=True)
+    _metric_rows("music", "t-STE-X", True, rng).to_csv(figure / "t-STE-X.csv", index=False)
     # the benchmark files of music's fold jobs, CPU seconds 10 + fold
     bench = tmp_path / "benchmarks"
     for rule, reading in [("tste_part", "tste"), ("tste_authors_part", "tste_authors")]:
@@ -152,6 +156,10 @@ def test_folds_replay_reads_metric_files(tmp_path):
     )  # fmt: skip
     assert "paper_text: " in out and "authors_code: " in out
     assert "claim verdicts change with the first 2 folds" in out
+    figure_rows = [line.split()[1:3] for line in out.splitlines()
+                   if line.split()[:1] == ["authors_figure"] and len(line.split()) > 3]  # fmt: skip
+    assert figure_rows == [["music", "t-STE-X"]]
+    assert re.search(r"authors_figure: \d of 4 claim verdicts change with the first 2", out)
     # each reading's fold jobs: 10 + 11 + 12 + 13 CPU s; cutting folds 2 and 3 saves
     # (12 + 13) x 2 of 92
     assert "music: the first 2 folds save 50 of 92 CPU s of fold jobs" in out
