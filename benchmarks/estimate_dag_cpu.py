@@ -8,9 +8,9 @@ line in the job's log where there is one, else Snakemake's sampled ``cpu_time``,
 up to 30 s of a job longer than 15 s: :mod:`embedlab.timings`), the jobs not measured by rule,
 the longest chain of dependent jobs weighted by CPU seconds (a lower bound of the run's
 wall time on any number of cores, where jobs run alone on a core), and the wall time of a
-list schedule of the DAG on ``--cores`` cores (:func:`embedlab.timings.list_schedule`; each
-job holding the cores its CPU / wall seconds show it kept busy): what a run of the
-configuration in one sitting would take, start-up and Snakemake's own time left out.
+list schedule of the DAG on ``--cores`` cores (:func:`embedlab.timings.list_schedule` of
+each job :func:`embedlab.timings.as_scheduled`): what a run of the configuration in one
+sitting would take, start-up and Snakemake's own time left out.
 
     snakemake --dry-run --forceall --configfile config/config.yaml > dag.txt
     python benchmarks/estimate_dag_cpu.py --dry-run dag.txt --runs ../run2 ../run
@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from embedlab.timings import (
+    as_scheduled,
     critical_path,
     job_edges,
     list_schedule,
@@ -55,15 +56,6 @@ def measured_jobs(dag: pd.DataFrame, runs: list[Path]) -> pd.DataFrame:
                 break
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def on_cores(jobs: pd.DataFrame, cores: int) -> list[tuple[float, int]]:
-    """(seconds, cores held) of each job for :func:`list_schedule`: it holds the cores its
-    CPU / wall seconds round to (1 to ``cores``) for its CPU seconds over the cores it kept
-    busy (its wall seconds where it ran alone; a job slowed by others as if it had not been)."""
-    busy = (jobs["cpu_s"] / jobs["wall_s"]).fillna(1.0)
-    held = busy.round().clip(1, cores).astype(int)
-    return list(zip(jobs["cpu_s"] / busy.clip(lower=1.0).clip(upper=held), held, strict=True))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,8 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"critical path by CPU seconds (jobs not measured count 0): {longest:.0f} s")
     for job in jobs.set_index("jobid").loc[path].itertuples():
         print(f"  {job.rule} {job.benchmark} {job.cpu_s:.0f}")
-    wall = list_schedule(dict(zip(jobs["jobid"], on_cores(jobs, args.cores), strict=True)),
-                         job_edges(dag), args.cores)  # fmt: skip
+    scheduled = {
+        job.jobid: as_scheduled(job.cpu_s, job.wall_s, args.cores) for job in jobs.itertuples()
+    }
+    wall = list_schedule(scheduled, job_edges(dag), args.cores)
     print(f"list schedule on {args.cores} cores (jobs not measured count 0): {wall:.0f} s "
           f"({wall / 3600:.2f} h)")  # fmt: skip
     return 0

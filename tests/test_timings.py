@@ -116,6 +116,17 @@ def test_the_list_schedule_starts_the_longest_chain_first_and_waits_for_free_cor
     assert timings.list_schedule({}, [], cores=2) == 0.0
 
 
+def test_a_job_holds_the_cores_its_cpu_per_wall_shows():
+    """2 threads kept busy: 2 cores for its wall time; one slowed down by other jobs: 1 core
+    for its CPU seconds; 1.6 of 2 threads: 2 cores for its wall time; not measured: 0 s."""
+    assert timings.as_scheduled(200.0, 100.0, 2) == (100.0, 2)
+    assert timings.as_scheduled(30.0, 100.0, 2) == (30.0, 1)
+    assert timings.as_scheduled(160.0, 100.0, 2) == (100.0, 2)
+    assert timings.as_scheduled(400.0, 100.0, 2) == (200.0, 2)
+    seconds, held = timings.as_scheduled(float("nan"), float("nan"), 2)
+    assert held == 1 and timings.list_schedule({"a": (seconds, held)}, [], 2) == 0.0
+
+
 #: Snakemake 9's ``--dry-run --forceall`` text, cut down: a header, a job table, job blocks (a
 #: localrule target without log or benchmark, a file with a note) and the closing lines
 DRY_RUN = """\
@@ -235,6 +246,12 @@ def test_the_critical_path_of_a_run_from_snakemakes_own_dry_run(tmp_path, monkey
     path = pd.read_csv(tmp_path / "path.csv")
     assert path[["rule", "job"]].values.tolist() == [["a", "a"], ["c", "c/1"], ["d", "d"]]
     assert path["cumulative_s"].tolist() == [1.0, 11.0, 12.0]
+    # in one sitting on 2 cores: c/1 beside b, then c/2: the critical path's 12 s
+    md = tmp_path / "results" / "timings.md"
+    assert "in one sitting on 2 cores: **12.0 s (0.00 h)**" in md.read_text()
+    # on 1 core, every job in turn: 1 + 2 + 10 + 3 + 1 s
+    assert cli.main(argv + ["--cores", "1"]) == 0
+    assert "in one sitting on 1 cores: **17.0 s" in md.read_text()
     text = (tmp_path / "results" / "timings.md").read_text()
     sums = pd.read_csv(f"{table}.csv").set_index(["paper", "rule"])
     assert sums.loc[("all", "(all)"), "jobs"] == 5 and sums.loc[("all", "(all)"), "cpu_s"] == 17

@@ -24,7 +24,9 @@ log = logging.getLogger("embedlab")
 def _cmd_timings(args: argparse.Namespace) -> None:
     from embedlab import timings
 
-    timings.write_timings(args.benchmarks, args.csv, args.md, args.dry_run, args.critical_path_csv)
+    timings.write_timings(
+        args.benchmarks, args.csv, args.md, args.dry_run, args.critical_path_csv, args.cores
+    )
 
 
 def _cmd_fetch(args: argparse.Namespace) -> None:
@@ -226,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
         "relative to this directory: adds the run's critical path (`make timings` makes it)",
     )
     p.add_argument("--critical-path-csv", help="with --dry-run: the critical path's jobs, as CSV")
+    p.add_argument(
+        "--cores", type=int, default=2, help="with --dry-run: cores of the one-sitting schedule"
+    )
     p.set_defaults(func=_cmd_timings)
 
     p = sub.add_parser("check-report", help="render the HTML report in headless Chromium")

@@ -350,6 +350,18 @@ def list_schedule(
     return now
 
 
+def as_scheduled(cpu_s: float, wall_s: float, cores: int) -> tuple[float, int]:
+    """(seconds, cores held) of a measured job for :func:`list_schedule`: it holds the cores
+    its CPU / wall seconds round to (1 to ``cores``) for its CPU seconds over the cores it
+    kept busy (its wall seconds where it ran alone; a job that others slowed down as if they
+    had not). NaN CPU seconds (not measured) stay NaN: 0 s in the schedule."""
+    busy = cpu_s / wall_s if wall_s > 0 else 1.0
+    if math.isnan(busy):
+        return cpu_s, 1
+    held = int(min(max(round(busy), 1), cores))
+    return cpu_s / min(max(busy, 1.0), held), held
+
+
 def benchmark_name(benchmark: str, rule: str) -> str:
     """A job's name in the timings: its benchmark path after ``<rule>/``, without ``.tsv``
     (``logs/benchmarks/snest_embed/snest/school/sne-2.tsv`` -> ``snest/school/sne-2``); the
@@ -358,24 +370,33 @@ def benchmark_name(benchmark: str, rule: str) -> str:
     return "/".join(parts[parts.index(rule) + 1 :] if rule in parts else parts)
 
 
-def run_critical_path(dry_run: str, root: str | Path = ".") -> tuple[pd.DataFrame, dict]:
+def run_critical_path(
+    dry_run: str, root: str | Path = ".", cores: int = 2
+) -> tuple[pd.DataFrame, dict]:
     """The critical path of the last run of the DAG in ``dry_run`` (Snakemake's ``--dry-run
     --forceall`` text, :func:`parse_dry_run`), each job weighted by the wall seconds of its
-    benchmark file (paths relative to ``root``, the workflow's directory).
+    benchmark file (paths relative to ``root``, the workflow's directory), and the wall time
+    of the same jobs run in one sitting on ``cores`` cores (:func:`list_schedule` of each
+    job :func:`as_scheduled`, its CPU seconds read with its log).
 
     Returns (the path's jobs in order: ``step``, ``rule``, ``job``, ``wall_s``,
     ``cumulative_s``; a record: ``total_s``, ``jobs`` (of the DAG, with a benchmark),
     ``missing`` (the names of those without a benchmark file: not run, or their file deleted;
-    they count 0 s, so the path is then a lower bound), ``missing_on_path``). No benchmark file
-    at all raises ValueError: the DAG is not the one that ran."""
+    they count 0 s, so the path is then a lower bound), ``missing_on_path``, ``cores``,
+    ``one_sitting_s``). No benchmark file at all raises ValueError: the DAG is not the one
+    that ran."""
     jobs = parse_dry_run(dry_run)
     edges = job_edges(jobs)
     timed = jobs[jobs["benchmark"].notna()].set_index("jobid")
-    wall, names = {}, {}
-    for job, rule, benchmark in zip(timed.index, timed["rule"], timed["benchmark"], strict=True):
-        found = Path(root, benchmark)
-        wall[job] = read_benchmark(found)["wall_s"] if found.is_file() else math.nan
-        names[job] = benchmark_name(benchmark, rule)
+    wall, scheduled, names = {}, {}, {}
+    for job in timed.itertuples():
+        found = Path(root, job.benchmark)
+        log = Path(root, job.log[0]) if job.log else None
+        measured = read_benchmark(found, log) if found.is_file() else None
+        wall[job.Index] = measured["wall_s"] if measured else math.nan
+        cpu = measured["cpu_s"] if measured else math.nan
+        scheduled[job.Index] = as_scheduled(cpu, wall[job.Index], cores)
+        names[job.Index] = benchmark_name(job.benchmark, job.rule)
     missing = sorted(
         f"{timed.at[job, 'rule']}: {names[job]}" for job, s in wall.items() if math.isnan(s)
     )
@@ -399,6 +420,8 @@ def run_critical_path(dry_run: str, root: str | Path = ".") -> tuple[pd.DataFram
         "jobs": len(wall),
         "missing": missing,
         "missing_on_path": int(table["wall_s"].isna().sum()),
+        "cores": cores,
+        "one_sitting_s": round(list_schedule(scheduled, edges, cores), 1),
     }
     return table, record
 
@@ -416,6 +439,14 @@ def critical_path_markdown(table: pd.DataFrame, record: dict) -> str:
         f"time: **{total} s ({total / 60:.1f} min)**, {len(table)} of the DAG's {record['jobs']} "
         "jobs. No number of cores runs the DAG in less wall time (with each job as fast as "
         "measured); the dependencies are Snakemake's, from its dry run of the configuration.\n\n"
+    )
+    sitting = record["one_sitting_s"]
+    text += (
+        f"The same jobs run in one sitting on {record['cores']} cores: **{sitting} s "
+        f"({sitting / 3600:.2f} h)**, a list schedule (the longest chain still ahead first; "
+        "each job as fast as measured, holding the cores its CPU / wall seconds show it kept "
+        "busy; start-up and Snakemake's own time left out): the wall time of this run made "
+        "without breaks, where it was resumed over several sittings.\n\n"
     )
     missing = record["missing"]
     if missing:
@@ -461,12 +492,14 @@ def write_timings(
     md: str | Path,
     dry_run: str | Path | None = None,
     critical_path_csv: str | Path | None = None,
+    cores: int = 2,
 ) -> pd.DataFrame:
     """The per-rule table (csv and md) with, in the md, the run's parts run in one go, its
     total CPU hours and its critical path (:func:`run_critical_path` of the file ``dry_run``,
     Snakemake's ``--dry-run --forceall`` output for the run's config files, whose paths are
     relative to the working directory; without it, a line saying how to get it). The critical
-    path's jobs go to ``critical_path_csv`` when given. With ``dry_run``, every sum is over
+    path's jobs go to ``critical_path_csv`` when given; ``cores``: of the one-sitting
+    schedule beside it. With ``dry_run``, every sum is over
     the DAG's jobs only (:func:`jobs_of_dag`) and the title counts the files of other jobs
     left out; without it, over every file in ``folder``."""
     jobs = read_benchmarks(folder)
@@ -504,7 +537,7 @@ def write_timings(
     if dry_run is None:
         after += "\n" + NO_CRITICAL_PATH
     else:
-        path, record = run_critical_path(Path(dry_run).read_text())
+        path, record = run_critical_path(Path(dry_run).read_text(), cores=cores)
         after += "\n" + critical_path_markdown(path, record)
         if critical_path_csv is not None:
             tables.write_csv(path, critical_path_csv, measured=CRITICAL_PATH_MEASURED)
