@@ -244,8 +244,8 @@ def _tste_jobs(plan: str, rule: str, **wildcards: str) -> list[dict]:
 
 def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path, dry_run):
     """tste.folds_used limits the configured (dataset, method) jobs only: the default config
-    evaluates the first 5 folds of both datasets (every method), a per-method entry replaces
-    the dataset's number, and config/paper.yaml restores all 10 folds. Each fold is
+    evaluates the first 3 folds of MNIST and 5 of music (every method), a per-method entry
+    replaces the dataset's number, and config/paper.yaml restores all 10 folds. Each fold is
     a job (tste_part) after one validation job per grid value (tste_search), and the merge
     reads exactly the folds used. (The default and the paper's plans are the shared dry runs
     of the default target; the STE-K jobs are read from them.)"""
@@ -279,18 +279,18 @@ def test_folds_used_reaches_only_its_dataset_and_methods(tmp_path, dry_run):
     assert default == {d: {"lam": [1.0]} for d in default}
     assert whole == {d: {"lam": [0.0, 0.1, 1.0]} for d in default}
     assert folds(dry_run(), default) == {
-        "mnist_triplets_1k": list(range(5)), "music": list(range(5)),
+        "mnist_triplets_1k": list(range(3)), "music": list(range(5)),
     }  # fmt: skip
     paper = folds(dry_run(DEFAULT_CONFIG, "config/paper.yaml"), whole)
     assert paper == {"mnist_triplets_1k": list(range(10)), "music": list(range(10))}
     override = tmp_path / "folds.yaml"
     override.write_text(
-        yaml.safe_dump({"tste": {"folds_used": {"mnist_triplets_1k": {"STE-K": 3}}}})
+        yaml.safe_dump({"tste": {"folds_used": {"mnist_triplets_1k": {"STE-K": 4}}}})
     )
     flags = ("--dry-run", "--nolock", "--forceall")
     plan = snakemake(*targets, *flags, "--configfile", DEFAULT_CONFIG, str(override)).stdout
     limited = folds(plan, default)
-    assert limited == {"mnist_triplets_1k": [0, 1, 2], "music": list(range(5))}
+    assert limited == {"mnist_triplets_1k": [0, 1, 2, 3], "music": list(range(5))}
 
 
 @pytest.mark.parametrize("configfile", [DEFAULT_CONFIG, "config/quick.yaml"])
@@ -339,8 +339,9 @@ def test_tste_runs_both_protocols(configfile, dry_run):
 
 
 def test_authors_folds_used_reaches_only_its_dataset_and_method(tmp_path):
-    """The authors' protocol: the default evaluates the first 5 folds of every method; a
-    per-method entry replaces the dataset's number (the other methods get all folds)."""
+    """The authors' protocol: the default evaluates the first 3 folds of MNIST's methods and 5
+    of music's; a per-method entry replaces the dataset's number (the other methods get all
+    folds)."""
     targets = [
         f"results/metrics/tste_authors/{d}/{m}.csv"
         for d in ("mnist_triplets_1k_authors", "music")
@@ -360,8 +361,8 @@ def test_authors_folds_used_reaches_only_its_dataset_and_method(tmp_path):
 
     n_folds = 10
     assert parts_per_job() == {
-        ("mnist_triplets_1k_authors", "STE-K"): 1 + 5,
-        ("mnist_triplets_1k_authors", "STE-X"): 1 + 5,
+        ("mnist_triplets_1k_authors", "STE-K"): 1 + 3,
+        ("mnist_triplets_1k_authors", "STE-X"): 1 + 3,
         ("music", "STE-K"): 1 + 5,
         ("music", "STE-X"): 1 + 5,
     }
