@@ -49,10 +49,10 @@ report: $(STAMP)
 # Where the last run of CONFIG's time went (also made by the workflow's last job and shown in
 # the report), and its critical path: the longest chain of dependent jobs by measured wall
 # time, the least wall time that more cores could reach; beside it, the wall time of the same
-# jobs in one sitting on CORES cores (a run resumed over several sittings spans more). The jobs' dependencies come from
-# Snakemake's dry run of CONFIG (logs/timings_dry_run.txt); the path's jobs also go to
-# logs/critical_path.csv (not results/tables: the runs' comparisons expect the workflow's
-# tables only there).
+# jobs in one sitting on CORES cores (a run resumed over several sittings spans more). The
+# jobs' dependencies come from Snakemake's dry run of CONFIG (logs/timings_dry_run.txt); the
+# path's jobs also go to logs/critical_path.csv (not results/tables: the runs' comparisons
+# expect the workflow's tables only there).
 timings: $(STAMP)
 	@mkdir -p logs
 	$(SNAKEMAKE) --configfile $(CONFIG) --dry-run --forceall > logs/timings_dry_run.txt 2>&1 \

@@ -115,9 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         for dataset, by_method in by_dataset.items():
             files = list(by_method.values())
             # a row per method the protocol fits itself (not those it takes from another)
-            own = {m: f.parent.parent.name for m, f in by_method.items()}
-            own = {m: folder for m, folder in own.items() if folder == folders[-1]}
-            frames = {m: pd.read_csv(by_method[m]) for m in own}
+            frames = {m: pd.read_csv(f) for m, f in by_method.items()
+                      if f.parent.parent.name == folders[-1]}  # fmt: skip
             with tempfile.TemporaryDirectory() as tmp:
                 full = tables(files, None, Path(tmp))
                 full_tables[dataset] = full
@@ -141,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                             "fit_s_kept": round(float(prefix(folds, k)["seconds"].sum())),
                         }
                         if cpu is not None:
-                            jobs = cpu[(cpu["reading"] == own[method])
+                            jobs = cpu[(cpu["reading"] == folders[-1])
                                        & (cpu["dataset"] == dataset)
                                        & (cpu["method"] == method)]  # fmt: skip
                             row["cpu_s"] = round(float(jobs["cpu_s"].sum()))

@@ -83,14 +83,15 @@ def main(argv: list[str] | None = None) -> int:
     if len(missing):
         print("not measured:", ", ".join(f"{rule} {n}" for rule, n in missing.items()))
     cpu = dict(zip(jobs["jobid"], jobs["cpu_s"], strict=True))
-    longest, path = critical_path(cpu, job_edges(dag))
+    edges = job_edges(dag)
+    longest, path = critical_path(cpu, edges)
     print(f"critical path by CPU seconds (jobs not measured count 0): {longest:.0f} s")
     for job in jobs.set_index("jobid").loc[path].itertuples():
         print(f"  {job.rule} {job.benchmark} {job.cpu_s:.0f}")
     scheduled = {
         job.jobid: as_scheduled(job.cpu_s, job.wall_s, args.cores) for job in jobs.itertuples()
     }
-    wall = list_schedule(scheduled, job_edges(dag), args.cores)
+    wall = list_schedule(scheduled, edges, args.cores)
     print(f"list schedule on {args.cores} cores (jobs not measured count 0): {wall:.0f} s "
           f"({wall / 3600:.2f} h)")  # fmt: skip
     return 0
