@@ -6,8 +6,8 @@ job, its benchmark file in the first of the ``--runs`` folders (workflow directo
 it, then prints per paper the jobs, how many are measured, their CPU seconds (the step runner's
 line in the job's log where there is one, else Snakemake's sampled ``cpu_time``, which misses
 up to 30 s of a job longer than 15 s: :mod:`embedlab.timings`), the jobs not measured by rule,
-the longest chain of dependent jobs weighted by CPU seconds (a lower bound of the run's
-wall time on any number of cores, where jobs run alone on a core), and the wall time of a
+the longest chain of dependent jobs weighted by each job's own seconds (the least wall time
+of the run on any number of cores: :func:`embedlab.timings.own_seconds`), and the wall time of a
 list schedule of the DAG on ``--cores`` cores (:func:`embedlab.timings.list_schedule` of
 each job :func:`embedlab.timings.as_scheduled`): what a run of the configuration in one
 sitting would take, start-up and Snakemake's own time left out.
@@ -32,6 +32,7 @@ from embedlab.timings import (
     critical_path,
     job_edges,
     list_schedule,
+    own_seconds,
     paper_of,
     parse_dry_run,
     read_benchmark,
@@ -82,12 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     missing = jobs.loc[jobs["cpu_s"].isna(), "rule"].value_counts().sort_index()
     if len(missing):
         print("not measured:", ", ".join(f"{rule} {n}" for rule, n in missing.items()))
-    cpu = dict(zip(jobs["jobid"], jobs["cpu_s"], strict=True))
+    own = {job.jobid: own_seconds(job._asdict()) for job in jobs.itertuples()}
     edges = job_edges(dag)
-    longest, path = critical_path(cpu, edges)
-    print(f"critical path by CPU seconds (jobs not measured count 0): {longest:.0f} s")
+    longest, path = critical_path(own, edges)
+    print(f"critical path by the jobs' own seconds (jobs not measured count 0): {longest:.0f} s")
     for job in jobs.set_index("jobid").loc[path].itertuples():
-        print(f"  {job.rule} {job.benchmark} {job.cpu_s:.0f}")
+        print(f"  {job.rule} {job.benchmark} {own[job.Index]:.0f}")
     scheduled = {
         job.jobid: as_scheduled(job.cpu_s, job.wall_s, args.cores) for job in jobs.itertuples()
     }

@@ -90,7 +90,7 @@ def test_restarts_and_stopping_replays_read_a_runs_file(tmp_path):
     out = tmp_path / "runs" / "school" / "tsne-2.npz"
     out.parent.mkdir(parents=True)
     settings = dict(
-        grid={"learning_rate": [10.0, 50.0]}, restarts=2,
+        grid={"learning_rate": [10.0, 50.0]}, restarts=2, restarts_per_job=0,
         stopping={"rate_window": 0, "plateau_tol": 0.0, "abandon_margin": float("inf")},
         seed=0, max_iter=100, log_every=0, precision="float64", perplexity=30.0,
     )  # fmt: skip
@@ -191,7 +191,8 @@ def test_isomap_neighbourhood_bench_counts_components_and_errors(tmp_path):
 def test_the_dag_estimate_takes_each_job_from_the_first_run_that_measured_it(tmp_path):
     """Job a (tste_part) measured in both runs counts the first run's, its runner's log line
     (40.5 s, not the sample 14.7); job b (snest_embed) only in the second, its sample (20 s);
-    the chain a -> b weighs 60.5 s; job c was measured nowhere."""
+    the chain a -> b weighs 60.5 CPU s, and on the critical path 40.5 + 41 s (b's wall time:
+    its CPU seconds are a sample); job c was measured nowhere."""
     from .test_timings import HEADER
 
     dry_run = tmp_path / "dag.txt"
@@ -217,7 +218,7 @@ def test_the_dag_estimate_takes_each_job_from_the_first_run_that_measured_it(tmp
                      "--runs", str(first), str(second))  # fmt: skip
     assert "measured: 60 CPU s (0.02 CPU h) of 2 of 3 jobs" in out
     assert "not measured: ee_table 1" in out
-    assert "critical path by CPU seconds (jobs not measured count 0): 60 s" in out
+    assert "critical path by the jobs' own seconds (jobs not measured count 0): 82 s" in out
     # b waits for a, each on one core (CPU / wall below 1.5): no schedule is shorter
     assert "list schedule on 2 cores (jobs not measured count 0): 60 s (0.02 h)" in out
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:8]}

@@ -14,6 +14,7 @@ from embedlab.datasets.school import build as build_school
 from embedlab.experiments.snest import cells, table1
 
 from .conftest import REPO
+from .helpers import planned_jobs
 
 FULL_BUDGET = {"rate_window": 0, "plateau_tol": 0.0, "abandon_margin": float("inf")}
 
@@ -21,16 +22,19 @@ FULL_BUDGET = {"rate_window": 0, "plateau_tol": 0.0, "abandon_margin": float("in
 def embed_settings(**changes) -> dict:
     """snest.embed's settings: a short full-budget run of one learning rate."""
     base = dict(
-        grid={"learning_rate": [10.0]}, restarts=2, seed=0, max_iter=600, log_every=0,
-        stopping=FULL_BUDGET, precision="float64", perplexity=30.0,
+        grid={"learning_rate": [10.0]}, restarts=2, restarts_per_job=0, seed=0, max_iter=600,
+        log_every=0, stopping=FULL_BUDGET, precision="float64", perplexity=30.0,
     )  # fmt: skip
     return {**base, **changes}
 
 
-def embed(folder, cell, out, **changes) -> dict:
-    """Run the snest.embed step on the artifact in ``folder``; the runs file's content."""
+def embed(folder, cell, out, first=None, **changes) -> dict:
+    """Run the snest.embed step on the artifact in ``folder`` (the block of restarts from
+    ``first``, a wildcard, where given); the runs file's content."""
     data = [str(folder / name) for name in ("data.npz", "items.tsv", "meta.json")]
     arguments = dict(data=data, runs_file=str(out), dataset=folder.name, cell=cell)
+    if first is not None:
+        arguments["first"] = str(first)
     steps.call("snest.embed", embed_settings(**changes), arguments)
     return runs.load_runs(out)
 
@@ -150,6 +154,56 @@ def test_abandoning_losing_runs_keeps_the_best_run_on_school(school_runs, tmp_pa
     assert "abandoned" in stops, stops
     spent = sum(r["n_iter"] for r in cut["runs"])
     assert spent < sum(r["n_iter"] for r in full["runs"])
+
+
+def test_a_cell_split_over_jobs_merges_into_the_runs_file_of_one_job(school_runs, tmp_path):
+    """5 restarts at 2 per job: blocks from restarts 0, 2 and 4 (the last of one), merged,
+    are the one job's runs file: the same runs in the same order (seeds, costs, maps), the
+    same best and meta. Abandoning is off: with it, each block compares its runs with its
+    own best, so a split cell may finish runs that one job abandons."""
+    tmp, _ = school_runs
+    grid = {"learning_rate": [10.0, 100.0]}
+    kw = dict(grid=grid, restarts=5, max_iter=150, seed=3)
+    whole = embed(tmp / "school", "tsne-2", tmp_path / "whole.npz", **kw)
+    parts = [tmp_path / f"from_{first}.npz" for first in (0, 2, 4)]
+    for first, part in zip((0, 2, 4), parts, strict=True):
+        block = embed(tmp / "school", "tsne-2", part, first=first, restarts_per_job=2, **kw)
+        assert [r["seed"] for r in block["runs"]] == [3 + first, 4 + first][: 5 - first] * 2
+    merged_file = tmp_path / "merged.npz"
+    steps.call("snest.merge", {}, {"parts": [str(p) for p in parts], "runs_file": str(merged_file)})
+    merged = runs.load_runs(merged_file)
+    timeless = [{k: v for k, v in r.items() if k != "seconds"} for r in merged["runs"]]
+    assert timeless == [{k: v for k, v in r.items() if k != "seconds"} for r in whole["runs"]]
+    for k in range(len(whole["runs"])):
+        np.testing.assert_array_equal(merged["embedding"](k), whole["embedding"](k))
+        np.testing.assert_array_equal(merged["trace"](k), whole["trace"](k))
+    assert merged["best"]["seed"] == whole["best"]["seed"] and merged["meta"] == whole["meta"]
+    np.testing.assert_array_equal(merged["best_embedding"], whole["best_embedding"])
+    # a block of another cell is refused, naming it
+    other = embed(tmp / "school", "tsne-3", tmp_path / "other.npz", first=0, restarts_per_job=2,
+                  **kw)  # fmt: skip
+    assert other["meta"]["cell"] == "tsne-3"
+    with pytest.raises(ValueError, match="other.npz: not a block of the cell"):
+        steps.call("snest.merge", {}, {"parts": [str(parts[0]), str(tmp_path / "other.npz")],
+                                       "runs_file": str(tmp_path / "bad.npz")})  # fmt: skip
+
+
+def test_paper_yaml_splits_the_long_cells_into_jobs_and_the_default_does_not():
+    """config/paper.yaml runs each GrQc cell as 20 one-restart jobs (and W5000's as 5 of 4
+    restarts, ...), each merged into the cell's runs file; the default runs each cell in one
+    job."""
+    paper = planned_jobs(["config/config.yaml", "config/paper.yaml"],
+                         ["results/embeddings/snest/grqc/tsne-2.npz",
+                          "results/embeddings/snest/school/tsne-2.npz"])  # fmt: skip
+    by_rule = {}
+    for job in paper:
+        by_rule.setdefault(job["rule"], []).append(job)
+    parts = sorted(int(job["wildcards"]["first"]) for job in by_rule["snest_embed_part"])
+    assert parts == list(range(20))
+    assert [j["wildcards"]["dataset"] for j in by_rule["snest_merge"]] == ["grqc"]
+    assert [j["wildcards"]["dataset"] for j in by_rule["snest_embed"]] == ["school"]
+    default = planned_jobs(["config/config.yaml"], ["results/embeddings/snest/grqc/tsne-2.npz"])
+    assert [j["rule"] for j in default if j["rule"].startswith("snest")] == ["snest_embed"]
 
 
 def save_blobs(folder, seed: int, dims: int, shift: float) -> None:

@@ -121,8 +121,9 @@ def test_a_workflow_cell_on_a_star_graph_backs_off_to_a_map(tmp_path):
     data = [str(tmp_path / "star" / name) for name in ("data.npz", "items.tsv", "meta.json")]
     out = tmp_path / "snest-2-1.npz"
     settings = dict(
-        grid={"learning_rate": [1.0, 10.0, 100.0], "time_ratio": [0.01]}, restarts=1, seed=0,
-        max_iter=1000, log_every=0, precision="float64", perplexity=30.0,
+        grid={"learning_rate": [1.0, 10.0, 100.0], "time_ratio": [0.01]}, restarts=1,
+        restarts_per_job=0, seed=0, max_iter=1000, log_every=0, precision="float64",
+        perplexity=30.0,
         stopping={"rate_window": 0, "plateau_tol": 0.0, "abandon_margin": float("inf")},
     )  # fmt: skip
     steps.call("snest.embed", settings, dict(data=data, runs_file=str(out), dataset="star",

@@ -123,6 +123,12 @@ def test_a_job_holds_the_cores_its_cpu_per_wall_shows():
     assert timings.as_scheduled(30.0, 100.0, 2) == (30.0, 1)
     assert timings.as_scheduled(160.0, 100.0, 2) == (100.0, 2)
     assert timings.as_scheduled(400.0, 100.0, 2) == (200.0, 2)
+    # the critical path's seconds: the wall time, or the CPU time where fewer
+    logged = {"wall_s": 100.0, "cpu_from": "log"}
+    assert timings.own_seconds({**logged, "cpu_s": 200.0}) == 100.0
+    assert timings.own_seconds({**logged, "cpu_s": 30.0}) == 30.0
+    # Snakemake's sample may miss the end of the job: its wall time counts
+    assert timings.own_seconds({**logged, "cpu_s": 30.0, "cpu_from": "snakemake"}) == 100.0
     seconds, held = timings.as_scheduled(float("nan"), float("nan"), 2)
     assert held == 1 and timings.list_schedule({"a": (seconds, held)}, [], 2) == 0.0
 
@@ -221,7 +227,8 @@ def _tiny_workflow(folder):
 
 def test_the_critical_path_of_a_run_from_snakemakes_own_dry_run(tmp_path, monkeypatch):
     """Snakemake itself gives the dry run of a tiny workflow; the benchmark files are made by
-    hand: a -> c/1 -> d (1 + 10 + 1 s) outweighs a -> b -> d and c/2; e was not run."""
+    hand: a -> c/1 -> d (1 + 10 + 1 s) outweighs a -> b -> d and c/2; e was not run. c/1 ran
+    slowed by other load (30 s wall for the 10 CPU s its runner logged): it counts 10 s."""
     _tiny_workflow(tmp_path)
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", "--dry-run", "--forceall", "--cores", "1"],
@@ -235,9 +242,12 @@ def test_the_critical_path_of_a_run_from_snakemakes_own_dry_run(tmp_path, monkey
     jobs = timings.parse_dry_run(dry_run.read_text())
     assert sorted(jobs["rule"]) == ["a", "all", "b", "c", "c", "d", "e"]
     folder = tmp_path / "logs" / "benchmarks"
-    for rule, name, wall in [("a", "a", 1), ("b", "b", 2), ("c", "c/1", 10), ("c", "c/2", 3),
-                             ("d", "d", 1)]:  # fmt: skip
-        _bench(folder, rule, name, wall, wall, 10.0, end=1000)
+    for rule, name, wall, cpu in [("a", "a", 1, 1), ("b", "b", 2, 2), ("c", "c/1", 30, 10),
+                                  ("c", "c/2", 3, 3), ("d", "d", 1, 1)]:  # fmt: skip
+        _bench(folder, rule, name, wall, cpu, 10.0, end=1000)
+    log = tmp_path / "logs" / "c" / "1.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("x INFO job CPU seconds: 10.00 (user 10.00, system 0.00)\n")
     monkeypatch.chdir(tmp_path)
     table = tmp_path / "results" / "timings"
     argv = ["timings", "--benchmarks", str(folder), "--csv", f"{table}.csv", "--md", f"{table}.md"]
@@ -246,12 +256,13 @@ def test_the_critical_path_of_a_run_from_snakemakes_own_dry_run(tmp_path, monkey
     path = pd.read_csv(tmp_path / "path.csv")
     assert path[["rule", "job"]].values.tolist() == [["a", "a"], ["c", "c/1"], ["d", "d"]]
     assert path["cumulative_s"].tolist() == [1.0, 11.0, 12.0]
+    assert path["wall_s"].tolist() == [1.0, 30.0, 1.0] and path["seconds"].tolist()[1] == 10.0
     # in one sitting on 2 cores: c/1 beside b, then c/2: the critical path's 12 s
     md = tmp_path / "results" / "timings.md"
     assert "in one sitting on 2 cores: **12.0 s (0.00 h)**" in md.read_text()
     # on 1 core, every job in turn: 1 + 2 + 10 + 3 + 1 s
     assert cli.main(argv + ["--cores", "1"]) == 0
-    assert "in one sitting on 1 cores: **17.0 s" in md.read_text()
+    assert "in one sitting on 1 core: **17.0 s" in md.read_text()
     text = (tmp_path / "results" / "timings.md").read_text()
     sums = pd.read_csv(f"{table}.csv").set_index(["paper", "rule"])
     assert sums.loc[("all", "(all)"), "jobs"] == 5 and sums.loc[("all", "(all)"), "cpu_s"] == 17

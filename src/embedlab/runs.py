@@ -201,6 +201,46 @@ def save_runs(path: str | Path, runs: Sequence[Run], meta: Mapping[str, Any]) ->
     return save_npz(path, arrays, {"meta": dict(meta), "runs": runs_table(runs)})
 
 
+def merge_runs_files(
+    paths: Sequence[str | Path], path: str | Path, meta: Mapping[str, Any]
+) -> Path:
+    """Write to ``path`` the runs of the files ``paths`` (:func:`save_runs` of blocks of
+    restarts of one grid, ``meta["grid"]``) in :func:`run_grid`'s order over them all: grid
+    point by grid point, seed by seed; the best run as :func:`best_run` picks it (the lowest
+    cost, the first of equals), with ``meta``. A seed of a grid point in two files, or a run
+    at a point off the grid, raises ValueError naming the file."""
+    order = {_point_key(point): i for i, point in enumerate(grid_points(meta["grid"]))}
+    found = []
+    for file in paths:
+        data = load_runs(file)
+        for k, row in enumerate(data["runs"]):
+            point = _point_key({key: row[key] for key in meta["grid"] if key in row})
+            if point not in order:
+                raise ValueError(f"{file}: run {k} at {point}, off the grid {meta['grid']}")
+            found.append((order[point], row["seed"], row, data["embedding"](k), data["trace"](k)))
+    found.sort(key=lambda item: item[:2])
+    keys = [item[:2] for item in found]
+    if len(set(keys)) < len(keys):
+        raise ValueError(f"{', '.join(map(str, paths))}: a (grid point, seed) in two files")
+    costs = [np.inf if item[2]["cost"] is None else item[2]["cost"] for item in found]
+    best = int(np.argmin(costs)) if np.isfinite(costs).any() else -1
+    arrays = {
+        "best_embedding": found[best][3] if best >= 0 else np.empty((0, 0)),
+        "best_index": np.asarray(best),
+    }
+    for k, (_, _, _, embedding, trace) in enumerate(found):
+        arrays[f"embedding_{k}"] = embedding
+        arrays[f"trace_{k}"] = trace
+    return save_npz(path, arrays, {"meta": dict(meta), "runs": [item[2] for item in found]})
+
+
+def _point_key(point: Mapping[str, Any]) -> tuple:
+    """A grid point as a sorted tuple of (name, value as float where a number)."""
+    return tuple(
+        sorted((k, float(v) if isinstance(v, (int, float)) else v) for k, v in point.items())
+    )
+
+
 def load_runs(path: str | Path) -> dict[str, Any]:
     """Read a file written by :func:`save_runs`: ``meta``, ``runs`` (table), ``best_embedding``,
     ``best`` (its row; None where every run failed), and ``embedding(k)`` / ``trace(k)``

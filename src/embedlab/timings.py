@@ -17,7 +17,9 @@ seconds and gives each part its span and its average number of jobs running (ser
 seconds / span), so that "both cores busy" can be read per part.
 
 The run's critical path (:func:`run_critical_path`) is the longest chain of dependent jobs,
-each weighted by its benchmark's wall seconds: the least wall time that more cores could reach.
+each weighted by its own seconds (:func:`own_seconds`: its wall seconds, or its CPU seconds
+where other load on the host slowed it below one busy core): the least wall time that more
+cores could reach.
 The dependencies are Snakemake's, read from its dry run of the run's config files
 (:func:`parse_dry_run`, which says why that output); :func:`critical_path` is the computation
 alone, on any job durations and (before, after) pairs.
@@ -350,6 +352,18 @@ def list_schedule(
     return now
 
 
+def own_seconds(job: Mapping) -> float:
+    """A measured job's own seconds for :func:`critical_path` (``job``: a
+    :func:`read_benchmark` record): its wall seconds, or its CPU seconds where fewer (a job
+    that other load on the host kept below one busy core, as a niced run beside other work,
+    counts the time it worked; a job that kept a core or more busy counts its wall time).
+    Only the runner's logged CPU seconds count: Snakemake's sample can miss the end of a job,
+    so a job without the runner's line counts its wall seconds."""
+    if job["cpu_from"] != "log":
+        return job["wall_s"]
+    return min(job["wall_s"], job["cpu_s"])
+
+
 def as_scheduled(cpu_s: float, wall_s: float, cores: int) -> tuple[float, int]:
     """(seconds, cores held) of a measured job for :func:`list_schedule`: it holds the cores
     its CPU / wall seconds round to (1 to ``cores``) for its CPU seconds over the cores it
@@ -374,28 +388,30 @@ def run_critical_path(
     dry_run: str, root: str | Path = ".", cores: int = 2
 ) -> tuple[pd.DataFrame, dict]:
     """The critical path of the last run of the DAG in ``dry_run`` (Snakemake's ``--dry-run
-    --forceall`` text, :func:`parse_dry_run`), each job weighted by the wall seconds of its
-    benchmark file (paths relative to ``root``, the workflow's directory), and the wall time
-    of the same jobs run in one sitting on ``cores`` cores (:func:`list_schedule` of each
-    job :func:`as_scheduled`, its CPU seconds read with its log).
+    --forceall`` text, :func:`parse_dry_run`), each job weighted by its :func:`own_seconds`
+    (from its benchmark file, paths relative to ``root``, the workflow's directory, and its
+    CPU seconds read with its log), and the wall time of the same jobs run in one sitting on
+    ``cores`` cores (:func:`list_schedule` of each job :func:`as_scheduled`).
 
-    Returns (the path's jobs in order: ``step``, ``rule``, ``job``, ``wall_s``,
-    ``cumulative_s``; a record: ``total_s``, ``jobs`` (of the DAG, with a benchmark),
-    ``missing`` (the names of those without a benchmark file: not run, or their file deleted;
-    they count 0 s, so the path is then a lower bound), ``missing_on_path``, ``cores``,
+    Returns (the path's jobs in order: ``step``, ``rule``, ``job``, ``wall_s``, ``cpu_s``,
+    ``seconds`` (its own), ``cumulative_s``; a record: ``total_s``, ``jobs`` (of the DAG,
+    with a benchmark), ``missing`` (the names of those without a benchmark file: not run, or
+    their file deleted; they count 0 s, so the path is then a lower bound),
+    ``missing_on_path``, ``cores``,
     ``one_sitting_s``). No benchmark file at all raises ValueError: the DAG is not the one
     that ran."""
     jobs = parse_dry_run(dry_run)
     edges = job_edges(jobs)
     timed = jobs[jobs["benchmark"].notna()].set_index("jobid")
-    wall, scheduled, names = {}, {}, {}
+    wall, cpu, own, scheduled, names = {}, {}, {}, {}, {}
     for job in timed.itertuples():
         found = Path(root, job.benchmark)
         log = Path(root, job.log[0]) if job.log else None
         measured = read_benchmark(found, log) if found.is_file() else None
         wall[job.Index] = measured["wall_s"] if measured else math.nan
-        cpu = measured["cpu_s"] if measured else math.nan
-        scheduled[job.Index] = as_scheduled(cpu, wall[job.Index], cores)
+        cpu[job.Index] = measured["cpu_s"] if measured else math.nan
+        own[job.Index] = own_seconds(measured) if measured else math.nan
+        scheduled[job.Index] = as_scheduled(cpu[job.Index], wall[job.Index], cores)
         names[job.Index] = benchmark_name(job.benchmark, job.rule)
     missing = sorted(
         f"{timed.at[job, 'rule']}: {names[job]}" for job, s in wall.items() if math.isnan(s)
@@ -405,16 +421,18 @@ def run_critical_path(
             f"none of the {len(wall)} jobs of the dry run has its benchmark file under {root} "
             "(another configuration, or not run yet)"
         )
-    total, path = critical_path(wall, edges)
+    total, path = critical_path(own, edges)
     table = pd.DataFrame(
         {
             "step": range(1, len(path) + 1),
             "rule": [timed.at[job, "rule"] for job in path],
             "job": [names[job] for job in path],
             "wall_s": [round(wall[job], 1) for job in path],
+            "cpu_s": [round(cpu[job], 1) for job in path],
+            "seconds": [round(own[job], 1) for job in path],
         }
     )
-    table["cumulative_s"] = table["wall_s"].fillna(0.0).cumsum().round(1)
+    table["cumulative_s"] = table["seconds"].fillna(0.0).cumsum().round(1)
     record = {
         "total_s": round(total, 1),
         "jobs": len(wall),
@@ -428,21 +446,26 @@ def run_critical_path(
 
 #: the critical path's columns: all depend on the measured times (which jobs form the longest
 #: chain does too), none is a result to compare between runs
-CRITICAL_PATH_MEASURED = ["step", "rule", "job", "wall_s", "cumulative_s"]
+CRITICAL_PATH_MEASURED = [
+    "step", "rule", "job", "wall_s", "cpu_s", "seconds", "cumulative_s"
+]  # fmt: skip
 
 
 def critical_path_markdown(table: pd.DataFrame, record: dict) -> str:
     """The Markdown section of the critical path (:func:`run_critical_path`)."""
     total = record["total_s"]
     text = (
-        f"## Critical path\n\nThe longest chain of dependent jobs, by each job's measured wall "
-        f"time: **{total} s ({total / 60:.1f} min)**, {len(table)} of the DAG's {record['jobs']} "
-        "jobs. No number of cores runs the DAG in less wall time (with each job as fast as "
-        "measured); the dependencies are Snakemake's, from its dry run of the configuration.\n\n"
+        f"## Critical path\n\nThe longest chain of dependent jobs, by each job's measured "
+        f"seconds: **{total} s ({total / 60:.1f} min)**, {len(table)} of the DAG's "
+        f"{record['jobs']} jobs. No number of cores runs the DAG in less wall time (with each "
+        "job as fast as measured); the dependencies are Snakemake's, from its dry run of the "
+        "configuration. A job's seconds are its wall time, or its CPU time where fewer: a job "
+        "that other load on the host kept below one busy core counts the time it worked.\n\n"
     )
     sitting = record["one_sitting_s"]
     text += (
-        f"The same jobs run in one sitting on {record['cores']} cores: **{sitting} s "
+        f"The same jobs run in one sitting on {record['cores']} "
+        f"core{'s' if record['cores'] != 1 else ''}: **{sitting} s "
         f"({sitting / 3600:.2f} h)**, a list schedule (the longest chain still ahead first; "
         "each job as fast as measured, holding the cores its CPU / wall seconds show it kept "
         "busy; start-up and Snakemake's own time left out): the wall time of this run made "

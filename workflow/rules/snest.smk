@@ -25,6 +25,13 @@ PAPER_TARGETS["snest"] = [
 include: "snest_helpers.smk"
 
 
+# datasets whose restarts_per_job splits each cell over jobs (config/paper.yaml), as a
+# wildcard pattern (one that matches nothing where none does)
+SNEST_SPLIT = "|".join(
+    re.escape(d) for d in SNEST["datasets"] if len(snest_blocks(d)) > 1
+)
+
+
 rule snest_embed:
     """All restarts x learning rates of one Table 1 cell on one dataset; every run is kept."""
     input:
@@ -50,6 +57,44 @@ rule snest_embed:
                 "snest.embed", wc.dataset, grid=snest_grid(wc.dataset, wc.cell)
             ),
         ),
+    script:
+        STEP_SCRIPT
+
+
+# A split dataset's cell: each block of restarts_per_job restarts is a job of its own, and
+# the cell's runs file merges them (the table and figures read it as one job's).
+ruleorder: snest_merge > snest_embed
+
+
+use rule snest_embed as snest_embed_part with:
+    output:
+        runs_file="results/embeddings/snest/{dataset}/{cell}/restarts_from_{first}.npz",
+    log:
+        "logs/snest/{dataset}/{cell}/restarts_from_{first}.log",
+    benchmark:
+        "logs/benchmarks/snest_embed_part/snest/{dataset}/{cell}/restarts_from_{first}.tsv"
+
+
+rule snest_merge:
+    """A Table 1 cell split over jobs: its blocks' runs in the one runs file of the cell."""
+    input:
+        parts=lambda wc: snest_parts(wc.dataset, wc.cell),
+    output:
+        runs_file="results/embeddings/snest/{dataset}/{cell}.npz",
+    log:
+        "logs/snest/{dataset}/{cell}_merge.log",
+    benchmark:
+        "logs/benchmarks/snest_merge/snest/{dataset}/{cell}_merge.tsv"
+    wildcard_constraints:
+        dataset=SNEST_SPLIT or "(?!)",
+        cell=r"(sne|tsne)-\d+|snest-\d+-\d+",
+    conda:
+        "../envs/embedlab.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        **step_params("snest.merge"),
     script:
         STEP_SCRIPT
 

@@ -60,10 +60,16 @@ def stopping_rules(stopping: dict) -> dict:
 
 
 def embed_cell(
-    art: artifacts.Artifact, cell: str, settings: EmbedSettings, dataset: str
+    art: artifacts.Artifact,
+    cell: str,
+    settings: EmbedSettings,
+    dataset: str,
+    restarts: range | None = None,
 ) -> tuple[list[runs.Run], dict]:
     """Every restart x grid point of ``cell`` on the artifact's P (:func:`affinities`):
-    the runs and their meta (the settings they ran with).
+    the runs and their meta (the settings they ran with). ``restarts``: of the cell's
+    ``settings.restarts``, the block this job runs (consecutive; restart r has seed
+    ``settings.seed + r`` wherever it runs); all of them by default.
 
     With a finite ``abandon_margin`` each run is compared with the best finished run so far
     of the cell and abandoned once it cannot catch up. ``precision``: the kernel's working
@@ -90,10 +96,14 @@ def embed_cell(
         precision=settings.precision,
         **stopping,
     )
+    block = range(settings.restarts) if restarts is None else restarts
+    if block.step != 1 or not 0 <= block.start < block.stop <= settings.restarts:
+        raise ValueError(f"restarts {block}: not a block of the cell's {settings.restarts}")
+
     def run_cell(make):
         return runs.run_grid(
-            make, P, grid, settings.restarts, seed=settings.seed, catch=(DivergenceError,),
-            reference=True,
+            make, P, grid, len(block), seed=settings.seed + block.start,
+            catch=(DivergenceError,), reference=True,
         )  # fmt: skip
 
     all_runs = run_cell(factory)
@@ -108,7 +118,8 @@ def embed_cell(
         "label": cell_label(cell),
         "n_time": n_time,
         "grid": grid,
-        "n_restarts": settings.restarts,
+        "n_restarts": len(block),
+        "first_restart": block.start,
         "seed": settings.seed,
         "max_iter": settings.max_iter,
         "stopping": stopping,

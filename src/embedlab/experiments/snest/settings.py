@@ -25,14 +25,16 @@ WORKFLOW_KEYS = {
 
 @dataclass(frozen=True)
 class EmbedSettings(Settings):
-    """``snest``: every restart x grid point of one Table 1 cell on one dataset (per-dataset
-    values resolved)."""
+    """``snest``: every restart x grid point of one Table 1 cell on one dataset, or of one
+    block of its restarts (per-dataset values resolved)."""
 
     #: the job's (dataset, cell) grid: ``grid.default``, the method's ``grid``, the dataset's
     #: ``grid_by_dataset`` default and method entries merged key by key in that order
     #: (workflow/rules/snest_helpers.smk); lists of values per estimator parameter
     grid: Derived[dict]
     restarts: int
+    #: restarts one job runs (0: all); a cell of more runs as blocks (rule snest_embed_part)
+    restarts_per_job: int
     seed: int
     max_iter: int
     log_every: int

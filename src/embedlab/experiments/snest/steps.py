@@ -13,9 +13,14 @@ from embedlab.experiments.snest.table1 import kl_table, table1_markdown
 log = logging.getLogger(__name__)
 
 
-def embed(settings: EmbedSettings, *, data, runs_file, dataset, cell) -> None:
-    """Every restart x grid point of one Table 1 cell on one dataset, all runs kept."""
-    all_runs, meta = embed_cell(artifacts.load_files(data), cell, settings, dataset)
+def embed(settings: EmbedSettings, *, data, runs_file, dataset, cell, first=0) -> None:
+    """Every restart x grid point of one Table 1 cell on one dataset, all runs kept; of a
+    cell split over jobs, the block of ``restarts_per_job`` restarts from restart ``first``
+    (the last block takes what is left)."""
+    start = int(first)
+    per_job = settings.restarts_per_job or settings.restarts
+    block = range(start, min(start + per_job, settings.restarts))
+    all_runs, meta = embed_cell(artifacts.load_files(data), cell, settings, dataset, block)
     runs.save_runs(runs_file, all_runs, meta)
     if not runs.finished(all_runs):
         log.warning(
@@ -32,6 +37,27 @@ def embed(settings: EmbedSettings, *, data, runs_file, dataset, cell) -> None:
         best.params,
         best.seed,
     )
+
+
+def merge(*, parts, runs_file) -> None:
+    """A split cell's runs file from its blocks (:func:`embed`), as one job would have
+    written it: every run in the order of one job's, the best of all, the blocks' meta with
+    all the cell's restarts (``backed_off`` where any block backed off)."""
+    parts = list(parts)
+    metas = [runs.load_runs(part)["meta"] for part in parts]
+    per_block = {"n_restarts", "first_restart", "backed_off"}
+    shared = [{k: v for k, v in m.items() if k not in per_block} for m in metas]
+    for part, other in zip(parts[1:], shared[1:], strict=True):
+        if other != shared[0]:
+            raise ValueError(f"{part}: not a block of the cell of {parts[0]} ({other})")
+    meta = {
+        **metas[0],
+        "n_restarts": sum(m["n_restarts"] for m in metas),
+        "first_restart": min(m["first_restart"] for m in metas),
+        "backed_off": any(m["backed_off"] for m in metas),
+    }
+    runs.merge_runs_files(parts, runs_file, meta)
+    log.info("%s on %s: %d blocks merged", meta["cell"], meta["dataset"], len(parts))
 
 
 def table(settings: TableSettings, *, run_files, paper, csv, md, md_long) -> None:
