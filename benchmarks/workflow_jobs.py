@@ -75,7 +75,9 @@ def job_settings(
 
 
 #: argv: config files (JSON), targets (JSON); prints one JSON line per planned job of a step:
-#: its rule, wildcards, step and settings (the whole plan, as ``--forceall`` would run it)
+#: its rule, wildcards, step, settings and the names of the step's keyword arguments (its named
+#: inputs, outputs and wildcards: embedlab.steps.job_arguments) (the whole plan, as
+#: ``--forceall`` would run it)
 _PLAN = """
 import json, sys
 from pathlib import Path
@@ -103,6 +105,7 @@ with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
             print("JOB " + json.dumps({
                 "rule": job.rule.name, "wildcards": dict(job.wildcards.items()),
                 "step": job.params.step, "settings": job.params.settings,
+                "arguments": [*job.input.keys(), *job.output.keys(), *job.wildcards.keys()],
             }, default=str))
 """
 

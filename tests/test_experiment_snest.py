@@ -170,7 +170,9 @@ def test_a_cell_split_over_jobs_merges_into_the_runs_file_of_one_job(school_runs
         block = embed(tmp / "school", "tsne-2", part, first=first, restarts_per_job=2, **kw)
         assert [r["seed"] for r in block["runs"]] == [3 + first, 4 + first][: 5 - first] * 2
     merged_file = tmp_path / "merged.npz"
-    steps.call("snest.merge", {}, {"parts": [str(p) for p in parts], "runs_file": str(merged_file)})
+    where = {"dataset": "school", "cell": "tsne-2"}
+    steps.call("snest.merge", {}, {"parts": [str(p) for p in parts],
+                                   "runs_file": str(merged_file), **where})  # fmt: skip
     merged = runs.load_runs(merged_file)
     timeless = [{k: v for k, v in r.items() if k != "seconds"} for r in merged["runs"]]
     assert timeless == [{k: v for k, v in r.items() if k != "seconds"} for r in whole["runs"]]
@@ -183,9 +185,10 @@ def test_a_cell_split_over_jobs_merges_into_the_runs_file_of_one_job(school_runs
     other = embed(tmp / "school", "tsne-3", tmp_path / "other.npz", first=0, restarts_per_job=2,
                   **kw)  # fmt: skip
     assert other["meta"]["cell"] == "tsne-3"
-    with pytest.raises(ValueError, match="other.npz: not a block of the cell"):
-        steps.call("snest.merge", {}, {"parts": [str(parts[0]), str(tmp_path / "other.npz")],
-                                       "runs_file": str(tmp_path / "bad.npz")})  # fmt: skip
+    mixed = {"parts": [str(parts[0]), str(tmp_path / "other.npz")],
+             "runs_file": str(tmp_path / "bad.npz"), **where}  # fmt: skip
+    with pytest.raises(ValueError, match="other.npz: not a block of tsne-2 on school"):
+        steps.call("snest.merge", {}, mixed)
 
 
 def test_paper_yaml_splits_the_long_cells_into_jobs_and_the_default_does_not():

@@ -204,7 +204,10 @@ def test_dry_run_of_quick_config(dry_run):
 )
 def test_every_job_gets_the_settings_its_step_takes(configfiles):
     """Every planned job of the default target: its params.settings build its step's settings
-    object (the names and types the step reads), so no job of a long run fails on them."""
+    object (the names and types the step reads), and its named inputs, outputs and wildcards
+    are the step's keyword arguments, so no job of a long run fails on them."""
+    import inspect
+
     from embedlab import steps
 
     from .helpers import planned_jobs
@@ -212,11 +215,18 @@ def test_every_job_gets_the_settings_its_step_takes(configfiles):
     jobs = planned_jobs(configfiles, ["all"])
     assert len({job["step"] for job in jobs}) > 30
     for job in jobs:
-        kind = steps.settings_class(steps.step_function(job["step"]))
+        function = steps.step_function(job["step"])
+        where = f"{job['rule']} {job['wildcards']}"
+        kind = steps.settings_class(function)
         if kind is None:
             assert job["settings"] == {}, job
+            bound = {}
         else:
-            kind.from_mapping(job["settings"], where=f"{job['rule']} {job['wildcards']}")
+            bound = {"settings": kind.from_mapping(job["settings"], where=where)}
+        try:
+            inspect.signature(function).bind(**bound, **dict.fromkeys(job["arguments"]))
+        except TypeError as error:
+            raise AssertionError(f"{where}: step {job['step']}: {error}") from None
 
 
 def _folds(folds_used: dict, dataset: str, method: str, n_folds: int) -> int:

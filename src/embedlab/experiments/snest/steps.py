@@ -39,7 +39,7 @@ def embed(settings: EmbedSettings, *, data, runs_file, dataset, cell, first=0) -
     )
 
 
-def merge(*, parts, runs_file) -> None:
+def merge(*, parts, runs_file, dataset, cell) -> None:
     """A split cell's runs file from its blocks (:func:`embed`), as one job would have
     written it: every run in the order of one job's, the best of all, the blocks' meta with
     all the cell's restarts (``backed_off`` where any block backed off)."""
@@ -47,9 +47,9 @@ def merge(*, parts, runs_file) -> None:
     metas = [runs.load_runs(part)["meta"] for part in parts]
     per_block = {"n_restarts", "first_restart", "backed_off"}
     shared = [{k: v for k, v in m.items() if k not in per_block} for m in metas]
-    for part, other in zip(parts[1:], shared[1:], strict=True):
-        if other != shared[0]:
-            raise ValueError(f"{part}: not a block of the cell of {parts[0]} ({other})")
+    for part, meta in zip(parts, shared, strict=True):
+        if meta["cell"] != cell or meta != shared[0]:
+            raise ValueError(f"{part}: not a block of {cell} on {dataset} like {parts[0]}")
     meta = {
         **metas[0],
         "n_restarts": sum(m["n_restarts"] for m in metas),
@@ -57,7 +57,7 @@ def merge(*, parts, runs_file) -> None:
         "backed_off": any(m["backed_off"] for m in metas),
     }
     runs.merge_runs_files(parts, runs_file, meta)
-    log.info("%s on %s: %d blocks merged", meta["cell"], meta["dataset"], len(parts))
+    log.info("%s on %s: %d blocks merged", cell, dataset, len(parts))
 
 
 def table(settings: TableSettings, *, run_files, paper, csv, md, md_long) -> None:
