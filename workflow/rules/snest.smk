@@ -73,6 +73,13 @@ use rule snest_embed as snest_embed_part with:
         "logs/snest/{dataset}/{cell}/restarts_from_{first}.log",
     benchmark:
         "logs/benchmarks/snest_embed_part/snest/{dataset}/{cell}/restarts_from_{first}.tsv"
+    wildcard_constraints:
+        cell=r"(sne|tsne)-\d+|snest-\d+-\d+",
+        first=r"\d+",
+    resources:
+        mem_mb=4000,
+        # a block is sized to at most ~45 min on one core (config/paper.yaml)
+        runtime=60,
 
 
 rule snest_merge:
