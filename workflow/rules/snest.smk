@@ -25,6 +25,8 @@ PAPER_TARGETS["snest"] = [
 include: "snest_helpers.smk"
 
 
+# a Table 1 cell's name, as a wildcard pattern
+SNEST_CELL = r"(sne|tsne)-\d+|snest-\d+-\d+"
 # datasets whose restarts_per_job splits each cell over jobs (config/paper.yaml), as a
 # wildcard pattern (one that matches nothing where none does)
 SNEST_SPLIT = "|".join(
@@ -43,7 +45,7 @@ rule snest_embed:
     benchmark:
         "logs/benchmarks/snest_embed/snest/{dataset}/{cell}.tsv"
     wildcard_constraints:
-        cell=r"(sne|tsne)-\d+|snest-\d+-\d+",
+        cell=SNEST_CELL,
     conda:
         "../envs/embedlab.yaml"
     threads: lambda wc: per_dataset(SNEST["threads"], wc.dataset)
@@ -74,7 +76,7 @@ use rule snest_embed as snest_embed_part with:
     benchmark:
         "logs/benchmarks/snest_embed_part/snest/{dataset}/{cell}/restarts_from_{first}.tsv"
     wildcard_constraints:
-        cell=r"(sne|tsne)-\d+|snest-\d+-\d+",
+        cell=SNEST_CELL,
         first=r"\d+",
     resources:
         mem_mb=4000,
@@ -94,7 +96,7 @@ rule snest_merge:
         "logs/benchmarks/snest_merge/snest/{dataset}/{cell}_merge.tsv"
     wildcard_constraints:
         dataset=SNEST_SPLIT or "(?!)",
-        cell=r"(sne|tsne)-\d+|snest-\d+-\d+",
+        cell=SNEST_CELL,
     conda:
         "../envs/embedlab.yaml"
     resources:
