@@ -385,13 +385,18 @@ def benchmark_name(benchmark: str, rule: str) -> str:
 
 
 def run_critical_path(
-    dry_run: str, root: str | Path = ".", cores: int = 2
+    dry_run: str,
+    root: str | Path = ".",
+    cores: int = 2,
+    measured: Mapping[Path, Mapping] | None = None,
 ) -> tuple[pd.DataFrame, dict]:
     """The critical path of the last run of the DAG in ``dry_run`` (Snakemake's ``--dry-run
     --forceall`` text, :func:`parse_dry_run`), each job weighted by its :func:`own_seconds`
     (from its benchmark file, paths relative to ``root``, the workflow's directory, and its
     CPU seconds read with its log), and the wall time of the same jobs run in one sitting on
-    ``cores`` cores (:func:`list_schedule` of each job :func:`as_scheduled`).
+    ``cores`` cores (:func:`list_schedule` of each job :func:`as_scheduled`). ``measured``:
+    the :func:`read_benchmark` records already read, by resolved benchmark path (a file not
+    among them is not measured); without it, each job's file is read here.
 
     Returns (the path's jobs in order: ``step``, ``rule``, ``job``, ``wall_s``, ``cpu_s``,
     ``seconds`` (its own), ``cumulative_s``; a record: ``total_s``, ``jobs`` (of the DAG,
@@ -406,11 +411,15 @@ def run_critical_path(
     wall, cpu, own, scheduled, names = {}, {}, {}, {}, {}
     for job in timed.itertuples():
         found = Path(root, job.benchmark)
-        log = Path(root, job.log[0]) if job.log else None
-        measured = read_benchmark(found, log) if found.is_file() else None
-        wall[job.Index] = measured["wall_s"] if measured else math.nan
-        cpu[job.Index] = measured["cpu_s"] if measured else math.nan
-        own[job.Index] = own_seconds(measured) if measured else math.nan
+        if measured is not None:
+            record = measured.get(found.resolve())
+        elif found.is_file():
+            record = read_benchmark(found, Path(root, job.log[0]) if job.log else None)
+        else:
+            record = None
+        wall[job.Index] = record["wall_s"] if record else math.nan
+        cpu[job.Index] = record["cpu_s"] if record else math.nan
+        own[job.Index] = own_seconds(record) if record else math.nan
         scheduled[job.Index] = as_scheduled(cpu[job.Index], wall[job.Index], cores)
         names[job.Index] = benchmark_name(job.benchmark, job.rule)
     missing = sorted(
@@ -526,6 +535,7 @@ def write_timings(
     the DAG's jobs only (:func:`jobs_of_dag`) and the title counts the files of other jobs
     left out; without it, over every file in ``folder``."""
     jobs = read_benchmarks(folder)
+    records = {Path(row["path"]).resolve(): row for row in jobs.to_dict("records")}
     scope = ""
     if dry_run is not None:
         found = len(jobs)
@@ -560,7 +570,7 @@ def write_timings(
     if dry_run is None:
         after += "\n" + NO_CRITICAL_PATH
     else:
-        path, record = run_critical_path(Path(dry_run).read_text(), cores=cores)
+        path, record = run_critical_path(Path(dry_run).read_text(), cores=cores, measured=records)
         after += "\n" + critical_path_markdown(path, record)
         if critical_path_csv is not None:
             tables.write_csv(path, critical_path_csv, measured=CRITICAL_PATH_MEASURED)
