@@ -190,29 +190,19 @@ def save_runs(path: str | Path, runs: Sequence[Run], meta: Mapping[str, Any]) ->
     package version). Where every run failed, the file says so: no best run (best index -1,
     an empty best embedding), each run's error in the table: a failed cell is a result to
     report, not a stopped workflow."""
-    if finished(runs):
-        best = best_run(runs)
-        arrays = {"best_embedding": best.embedding, "best_index": np.asarray(runs.index(best))}
-    else:
-        arrays = {"best_embedding": np.empty((0, 0)), "best_index": np.asarray(-1)}
-    for k, r in enumerate(runs):
-        arrays[f"embedding_{k}"] = r.embedding
-        arrays[f"trace_{k}"] = r.cost_trace
-    return save_npz(path, arrays, {"meta": dict(meta), "runs": runs_table(runs)})
+    embeddings = [r.embedding for r in runs]
+    return _write_runs(path, runs_table(runs), embeddings, [r.cost_trace for r in runs], meta)
 
 
-def merge_runs_files(
-    paths: Sequence[str | Path], path: str | Path, meta: Mapping[str, Any]
-) -> Path:
-    """Write to ``path`` the runs of the files ``paths`` (:func:`save_runs` of blocks of
-    restarts of one grid, ``meta["grid"]``) in :func:`run_grid`'s order over them all: grid
-    point by grid point, seed by seed; the best run as :func:`best_run` picks it (the lowest
-    cost, the first of equals), with ``meta``. A seed of a grid point in two files, or a run
-    at a point off the grid, raises ValueError naming the file."""
+def merge_runs(parts: Mapping[str, Mapping[str, Any]], path: str | Path, meta) -> Path:
+    """Write to ``path`` the runs of ``parts`` (file name -> :func:`load_runs` of it: blocks
+    of restarts of one grid, ``meta["grid"]``) in :func:`run_grid`'s order over them all:
+    grid point by grid point, seed by seed, with ``meta``, as :func:`save_runs` writes one
+    job's. A seed of a grid point in two parts, or a run at a point off the grid, raises
+    ValueError naming the file."""
     order = {_point_key(point): i for i, point in enumerate(grid_points(meta["grid"]))}
     found = []
-    for file in paths:
-        data = load_runs(file)
+    for file, data in parts.items():
         for k, row in enumerate(data["runs"]):
             point = _point_key({key: row[key] for key in meta["grid"] if key in row})
             if point not in order:
@@ -221,17 +211,25 @@ def merge_runs_files(
     found.sort(key=lambda item: item[:2])
     keys = [item[:2] for item in found]
     if len(set(keys)) < len(keys):
-        raise ValueError(f"{', '.join(map(str, paths))}: a (grid point, seed) in two files")
-    costs = [np.inf if item[2]["cost"] is None else item[2]["cost"] for item in found]
+        raise ValueError(f"{', '.join(parts)}: a (grid point, seed) in two files")
+    rows, embeddings, traces = ([item[i] for item in found] for i in (2, 3, 4))
+    return _write_runs(path, rows, embeddings, traces, meta)
+
+
+def _write_runs(path, rows: Sequence[Mapping], embeddings, traces, meta) -> Path:
+    """The runs file's layout (:func:`save_runs`) from the runs' table rows (``cost`` None
+    where a run failed), maps and cost traces; the best run is the one of lowest cost, the
+    first of equals (:func:`best_run`'s choice), index -1 where every run failed."""
+    costs = [np.inf if row["cost"] is None else row["cost"] for row in rows]
     best = int(np.argmin(costs)) if np.isfinite(costs).any() else -1
     arrays = {
-        "best_embedding": found[best][3] if best >= 0 else np.empty((0, 0)),
+        "best_embedding": embeddings[best] if best >= 0 else np.empty((0, 0)),
         "best_index": np.asarray(best),
     }
-    for k, (_, _, _, embedding, trace) in enumerate(found):
+    for k, (embedding, trace) in enumerate(zip(embeddings, traces, strict=True)):
         arrays[f"embedding_{k}"] = embedding
         arrays[f"trace_{k}"] = trace
-    return save_npz(path, arrays, {"meta": dict(meta), "runs": [item[2] for item in found]})
+    return save_npz(path, arrays, {"meta": dict(meta), "runs": list(rows)})
 
 
 def _point_key(point: Mapping[str, Any]) -> tuple:

@@ -535,11 +535,11 @@ def write_timings(
     the DAG's jobs only (:func:`jobs_of_dag`) and the title counts the files of other jobs
     left out; without it, over every file in ``folder``."""
     jobs = read_benchmarks(folder)
-    records = {Path(row["path"]).resolve(): row for row in jobs.to_dict("records")}
+    dag = None if dry_run is None else Path(dry_run).read_text()
     scope = ""
-    if dry_run is not None:
+    if dag is not None:
         found = len(jobs)
-        jobs = jobs_of_dag(jobs, Path(dry_run).read_text())
+        jobs = jobs_of_dag(jobs, dag)
         scope = (
             f" (the jobs of the configuration's DAG; {found - len(jobs)} benchmark files of "
             "other jobs, another configuration's or a removed rule's, left out)"
@@ -567,10 +567,11 @@ def write_timings(
         + parts.to_markdown(index=False)
         + "\n"
     )
-    if dry_run is None:
+    if dag is None:
         after += "\n" + NO_CRITICAL_PATH
     else:
-        path, record = run_critical_path(Path(dry_run).read_text(), cores=cores, measured=records)
+        records = {Path(row["path"]).resolve(): row for row in jobs.to_dict("records")}
+        path, record = run_critical_path(dag, cores=cores, measured=records)
         after += "\n" + critical_path_markdown(path, record)
         if critical_path_csv is not None:
             tables.write_csv(path, critical_path_csv, measured=CRITICAL_PATH_MEASURED)

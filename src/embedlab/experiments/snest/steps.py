@@ -43,8 +43,9 @@ def merge(*, parts, runs_file, dataset, cell) -> None:
     """A split cell's runs file from its blocks (:func:`embed`), as one job would have
     written it: every run in the order of one job's, the best of all, the blocks' meta with
     all the cell's restarts (``backed_off`` where any block backed off)."""
-    parts = list(parts)
-    metas = [runs.load_runs(part)["meta"] for part in parts]
+    loaded = {str(part): runs.load_runs(part) for part in parts}
+    parts = list(loaded)
+    metas = [data["meta"] for data in loaded.values()]
     per_block = {"n_restarts", "first_restart", "backed_off"}
     shared = [{k: v for k, v in m.items() if k not in per_block} for m in metas]
     for part, meta in zip(parts, shared, strict=True):
@@ -56,7 +57,7 @@ def merge(*, parts, runs_file, dataset, cell) -> None:
         "first_restart": min(m["first_restart"] for m in metas),
         "backed_off": any(m["backed_off"] for m in metas),
     }
-    runs.merge_runs_files(parts, runs_file, meta)
+    runs.merge_runs(loaded, runs_file, meta)
     log.info("%s on %s: %d blocks merged", cell, dataset, len(parts))
 
 
