@@ -40,10 +40,10 @@ ordered pairs; P is symmetric, so each unordered pair appears twice):
   lambda M and dE/dy_i = 4 (A_i - lambda R_i): a cost function of a few lines of numpy, not
   another loop.
 
-A new output kernel is its branches in :mod:`embedlab.kernels.output_kernels`, plus a
-one-line compiled entry point here (numba specialises the one loop per kernel id, so the id
-is a compile-time constant and the branches cost nothing; closures from a factory would not be
-cached on disk, hence the explicit entry points).
+A new output kernel is its branches in :mod:`embedlab.kernels.output_kernels`, plus its
+compiled group of rows and its two entry points here (numba specialises the one loop per
+kernel id, so the id is a compile-time constant and the branches cost nothing; closures from
+a factory would not be cached on disk, hence the explicit functions).
 
 Numerics: ``fastmath`` is restricted to contraction (FMA), reciprocals and
 signed zeros (no ``nnan``/``ninf``), so NaN and inf propagate and are reported by the caller.
@@ -216,39 +216,50 @@ def _repulsion_row(kernel, i, Yt, n_space, v_row, shift, buf, lanes, rep, scatte
 
 
 @njit(inline="always", fastmath=FASTMATH)
-def _pair_fields(kernel, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    """One pass over the unordered pairs i < j (each evaluated once). Rows are taken in pairs
-    (r, n-1-r), which have n-1 pairs together, and the row pairs in GROUPS contiguous groups;
-    group g owns the slab scatter[g] that collects the forces on j > i. The slabs are summed
-    in a fixed order, so the result does not depend on the thread count or schedule.
-    ``Y`` (float64, n x d) feeds the attraction; ``Yt`` (d x n, contiguous rows: SIMD over
-    j) is Y transposed in the working precision and feeds the repulsion, with ``rep_weights``
-    and ``shift`` in the same precision; the sums are float64."""
+def _group_rows(kernel, g, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums):
+    """The rows of group ``g``: their attraction and their pairs i < j, the forces on the
+    j > i collected in the group's slab ``scatter[g]``. Rows are taken in pairs (r, n-1-r),
+    which have n-1 pairs together, and the row pairs in contiguous groups. ``Y`` (float64,
+    n x d) feeds the attraction; ``Yt`` (d x n, contiguous rows: SIMD over j) is Y transposed
+    in the working precision and feeds the repulsion, with ``rep_weights`` and ``shift`` in
+    the same precision; the sums are float64. ``sums``: :func:`_workspace`'s arrays."""
+    att_cost_row, mass_row, att, rep, scatter = sums
     n, d = Y.shape
-    ones = np.ones(n, dtype=Yt.dtype)
-    att_cost_row = np.zeros(n)
-    mass_row = np.zeros(n)
-    att = np.zeros((n, d))
-    rep = np.zeros((n, d))
     half = (n + 1) // 2  # row pairs; with n odd the middle row is alone
-    groups = min(GROUPS, half)
-    scatter = np.empty((groups, d, n))
-    for g in prange(groups):
-        scatter[g] = 0.0
-        buf = np.empty((2, BLOCK), dtype=Yt.dtype)
-        lanes = np.empty((d + 1, BLOCK))
-        for r in range(g * half // groups, (g + 1) * half // groups):
-            for side in range(2):
-                i = r + side * (n - 1 - 2 * r)  # r, then n - 1 - r
-                if side == 0 or i != r:  # the middle row of an odd n only once
-                    att_cost_row[i] = _attraction_row(
-                        kernel, i, Y, n_space, indptr, indices, pvals, att
-                    )
-                    v_row = rep_weights[i] if rep_weights.shape[0] > 0 else ones
-                    mass_row[i] = 2.0 * _repulsion_row(
-                        kernel, i, Yt, n_space, v_row, shift, buf, lanes, rep, scatter[g]
-                    )
-    # sequential sums in a fixed order (np.sum would become a thread-dependent reduction)
+    groups = scatter.shape[0]
+    slab = scatter[g]
+    slab[:] = 0.0
+    ones = np.ones(n, dtype=Yt.dtype)
+    buf = np.empty((2, BLOCK), dtype=Yt.dtype)
+    lanes = np.empty((d + 1, BLOCK))
+    for r in range(g * half // groups, (g + 1) * half // groups):
+        for side in range(2):
+            i = r + side * (n - 1 - 2 * r)  # r, then n - 1 - r
+            if side == 0 or i != r:  # the middle row of an odd n only once
+                att_cost_row[i] = _attraction_row(
+                    kernel, i, Y, n_space, indptr, indices, pvals, att
+                )
+                v_row = rep_weights[i] if rep_weights.shape[0] > 0 else ones
+                mass_row[i] = 2.0 * _repulsion_row(
+                    kernel, i, Yt, n_space, v_row, shift, buf, lanes, rep, slab
+                )
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _workspace(Y):
+    """Per-row attraction costs and masses, A, R, and one scatter slab (d x n) per group."""
+    n, d = Y.shape
+    groups = min(GROUPS, (n + 1) // 2)
+    return np.zeros(n), np.zeros(n), np.zeros((n, d)), np.zeros((n, d)), np.empty((groups, d, n))
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _totals(sums):
+    """(C_att, M, A, R) from the groups' sums: sequential sums in a fixed order (np.sum would
+    become a thread-dependent reduction), so the result does not depend on the thread count
+    or schedule."""
+    att_cost_row, mass_row, att, rep, scatter = sums
+    groups, d, n = scatter.shape
     att_cost = 0.0
     mass = 0.0
     for i in range(n):
@@ -261,37 +272,77 @@ def _pair_fields(kernel, Y, Yt, n_space, indptr, indices, pvals, rep_weights, sh
     return att_cost, mass, att, rep
 
 
-# One compiled entry point per (kernel, parallel): the kernel id is a constant inside, so
-# numba/LLVM drop the other kernels' branches and vectorise the dense loop.
+# Per output kernel, one compiled group of rows (the kernel id a constant inside, so numba/LLVM
+# drop the other kernels' branches and vectorise the dense loop) and two entry points that
+# run the groups: in parallel (one thread per group) and in series. Both call the same
+# compiled rows, compiled once per precision; the prange loop holds only that call, so
+# numba's parallel passes see a loop of one statement and compile it in about a second (the
+# whole pair loop inside the prange took them about ten). The parallel loop's index is
+# unsigned: it is passed as int64, the serial loop's type, so that the rows keep one compiled
+# signature per precision.
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _rows_sne(g, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums):
+    _group_rows(SNE, g, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _rows_tsne(g, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums):
+    _group_rows(TSNE, g, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _rows_snest(g, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums):
+    _group_rows(SNEST, g, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
+
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
 def _fields_sne(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(SNE, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
+    sums = _workspace(Y)
+    for g in prange(sums[4].shape[0]):
+        _rows_sne(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
+    return _totals(sums)
 
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
 def _fields_tsne(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(TSNE, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
+    sums = _workspace(Y)
+    for g in prange(sums[4].shape[0]):
+        _rows_tsne(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
+    return _totals(sums)
 
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
 def _fields_snest(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(SNEST, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
+    sums = _workspace(Y)
+    for g in prange(sums[4].shape[0]):
+        _rows_snest(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
+    return _totals(sums)
 
 
 @njit(cache=True, fastmath=FASTMATH)
 def _fields_sne_serial(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(SNE, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
+    sums = _workspace(Y)
+    for g in range(sums[4].shape[0]):
+        _rows_sne(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
+    return _totals(sums)
 
 
 @njit(cache=True, fastmath=FASTMATH)
 def _fields_tsne_serial(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(TSNE, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
+    sums = _workspace(Y)
+    for g in range(sums[4].shape[0]):
+        _rows_tsne(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
+    return _totals(sums)
 
 
 @njit(cache=True, fastmath=FASTMATH)
 def _fields_snest_serial(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    return _pair_fields(SNEST, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift)
+    sums = _workspace(Y)
+    for g in range(sums[4].shape[0]):
+        _rows_snest(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
+    return _totals(sums)
 
 
 _ENTRY = {
