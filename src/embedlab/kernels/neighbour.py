@@ -223,13 +223,12 @@ def _group_rows(kernel, g, Y, Yt, n_space, indptr, indices, pvals, rep_weights, 
     n x d) feeds the attraction; ``Yt`` (d x n, contiguous rows: SIMD over j) is Y transposed
     in the working precision and feeds the repulsion, with ``rep_weights`` and ``shift`` in
     the same precision; the sums are float64. ``sums``: :func:`_workspace`'s arrays."""
-    att_cost_row, mass_row, att, rep, scatter = sums
+    att_cost_row, mass_row, att, rep, scatter, ones = sums
     n, d = Y.shape
     half = (n + 1) // 2  # row pairs; with n odd the middle row is alone
     groups = scatter.shape[0]
     slab = scatter[g]
     slab[:] = 0.0
-    ones = np.ones(n, dtype=Yt.dtype)
     buf = np.empty((2, BLOCK), dtype=Yt.dtype)
     lanes = np.empty((d + 1, BLOCK))
     for r in range(g * half // groups, (g + 1) * half // groups):
@@ -246,11 +245,14 @@ def _group_rows(kernel, g, Y, Yt, n_space, indptr, indices, pvals, rep_weights, 
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _workspace(Y):
-    """Per-row attraction costs and masses, A, R, and one scatter slab (d x n) per group."""
+def _workspace(Y, Yt):
+    """Per-row attraction costs and masses, A, R, one scatter slab (d x n) per group, and the
+    uniform repulsive weights (n ones in Yt's precision, read where no weights are given)."""
     n, d = Y.shape
     groups = min(GROUPS, (n + 1) // 2)
-    return np.zeros(n), np.zeros(n), np.zeros((n, d)), np.zeros((n, d)), np.empty((groups, d, n))
+    slabs = np.empty((groups, d, n))
+    ones = np.ones(n, dtype=Yt.dtype)
+    return np.zeros(n), np.zeros(n), np.zeros((n, d)), np.zeros((n, d)), slabs, ones
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -258,7 +260,7 @@ def _totals(sums):
     """(C_att, M, A, R) from the groups' sums: sequential sums in a fixed order (np.sum would
     become a thread-dependent reduction), so the result does not depend on the thread count
     or schedule."""
-    att_cost_row, mass_row, att, rep, scatter = sums
+    att_cost_row, mass_row, att, rep, scatter, _ = sums
     groups, d, n = scatter.shape
     att_cost = 0.0
     mass = 0.0
@@ -277,7 +279,7 @@ def _totals(sums):
 # run the groups: in parallel (one thread per group) and in series. Both call the same
 # compiled rows, compiled once per precision; the prange loop holds only that call, so
 # numba's parallel passes see a loop of one statement and compile it in about a second (the
-# whole pair loop inside the prange took them about ten). The parallel loop's index is
+# whole pair loop inside the prange takes them about ten). The parallel loop's index is
 # unsigned: it is passed as int64, the serial loop's type, so that the rows keep one compiled
 # signature per precision.
 
@@ -299,7 +301,7 @@ def _rows_snest(g, Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, s
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
 def _fields_sne(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    sums = _workspace(Y)
+    sums = _workspace(Y, Yt)
     for g in prange(sums[4].shape[0]):
         _rows_sne(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
     return _totals(sums)
@@ -307,7 +309,7 @@ def _fields_sne(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
 def _fields_tsne(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    sums = _workspace(Y)
+    sums = _workspace(Y, Yt)
     for g in prange(sums[4].shape[0]):
         _rows_tsne(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
     return _totals(sums)
@@ -315,7 +317,7 @@ def _fields_tsne(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
 def _fields_snest(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    sums = _workspace(Y)
+    sums = _workspace(Y, Yt)
     for g in prange(sums[4].shape[0]):
         _rows_snest(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
     return _totals(sums)
@@ -323,7 +325,7 @@ def _fields_snest(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
 
 @njit(cache=True, fastmath=FASTMATH)
 def _fields_sne_serial(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    sums = _workspace(Y)
+    sums = _workspace(Y, Yt)
     for g in range(sums[4].shape[0]):
         _rows_sne(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
     return _totals(sums)
@@ -331,7 +333,7 @@ def _fields_sne_serial(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shif
 
 @njit(cache=True, fastmath=FASTMATH)
 def _fields_tsne_serial(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    sums = _workspace(Y)
+    sums = _workspace(Y, Yt)
     for g in range(sums[4].shape[0]):
         _rows_tsne(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
     return _totals(sums)
@@ -339,7 +341,7 @@ def _fields_tsne_serial(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shi
 
 @njit(cache=True, fastmath=FASTMATH)
 def _fields_snest_serial(Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift):
-    sums = _workspace(Y)
+    sums = _workspace(Y, Yt)
     for g in range(sums[4].shape[0]):
         _rows_snest(np.int64(g), Y, Yt, n_space, indptr, indices, pvals, rep_weights, shift, sums)
     return _totals(sums)
