@@ -60,8 +60,12 @@ def table2_counts(size=(40, 348)):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument(
+        "--years", type=int, default=12, help="the fits' last years (Table 2's subsets: 12)"
+    )
     args = parser.parse_args()
     source, counts = table2_counts()
+    counts = counts[-args.years :]
     C = counts[-1]
     p = C / C.sum()
     theta = np.random.default_rng(1).normal(size=(sum(C.shape), 2))
@@ -75,7 +79,7 @@ def main() -> None:
         f"CODE log-likelihood + gradient: numba {t_numba * 1e3:.3f} ms, "
         f"numpy {t_numpy * 1e3:.3f} ms, ratio numpy / numba {t_numpy / t_numba:.1f}x"
     )
-    print("one dynamic fit of 12 years (transition_var 0.1, initial_var 10):")
+    print(f"one dynamic fit of {len(counts)} years (transition_var 0.1, initial_var 10):")
     for label, settings in [
         ("counts, mode (Table 2)", {}),
         ("counts, single expansion", {"conditioning": "single"}),

@@ -52,7 +52,7 @@ TOY_RUNS = [
     ("bench_ne_fft.py", ["--n", "300", "--repeats", "1", "--kinds", "random",
                          "--cases", "t-SNE R^2", "SNEST R^{2,1}"], "SNEST R^{2,1}"),
     ("bench_attraction.py", ["--n", "600", "--repeats", "1"], "forces equal"),
-    ("bench_dcode.py", ["--repeats", "1"], "per token, mode"),
+    ("bench_dcode.py", ["--repeats", "1", "--years", "2"], "per token, mode"),
     ("bench_codeprint.py", ["--rounds", "1"], "fingerprints computed / read back from the cache"),
     ("bench_startup.py", ["--rounds", "1", "--kinds", "help", "build"], "lean / eager"),
     ("bench_diffeomap.py", ["--m", "100", "--a", "5", "--p", "3", "--n", "20", "--repeats", "1"],
