@@ -88,9 +88,11 @@ docs: $(STAMP)
 	$(BIN)/python -m embedlab docs $(if $(RESULTS),--results "$(RESULTS)" --configuration "$(CONFIGURATION)") $(if $(SECTION),--section "$(SECTION)")
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
 
-# --maxschedchunk 1: a worker takes the next test when it frees up (the slow ones first,
-# tests/conftest.py), so both cores stay busy to the end
-test: $(STAMP) browser
+# The venv and Chromium are installed side by side (pip and apt-get each keep about one core
+# busy). --maxschedchunk 1: a worker takes the next test when it frees up (the slow ones
+# first, tests/conftest.py), so both cores stay busy to the end
+test:
+	@$(MAKE) --no-print-directory -j 2 venv browser
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -n $(CORES) --maxschedchunk 1 tests
 
 lint: $(STAMP)
